@@ -1,0 +1,110 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { Command } from 'commander';
+import { type AuditQuery, auditCsvLines, countAudit, rotateAudit, searchAudit, verifyAudit } from '../../core/audit.ts';
+import { parseDuration } from '../../config/duration.ts';
+import { ParameterError } from '../../core/errors.ts';
+import { audited, printJson, printTable, withContext } from '../common.ts';
+import { Progress } from '../progress.ts';
+
+/** Filters are given as column=value words, e.g. `user=alice action='POST /auth'`. */
+function filtersOf(words: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const w of words) {
+    const i = w.indexOf('=');
+    if (i <= 0) throw new ParameterError(`Filter '${w}' is not of the form column=value`);
+    out[w.slice(0, i)] = w.slice(i + 1);
+  }
+  return out;
+}
+
+const integer = (v: string) => {
+  if (!/^\d+$/.test(v)) throw new ParameterError(`'${v}' is not a whole number`);
+  return Number(v);
+};
+
+export function auditCommand(): Command {
+  const audit = new Command('audit').description('read, export, verify and rotate the audit log');
+  audit
+    .command('list [filters...]')
+    .description('show audit entries, newest first (filters: column=value, * wildcard, ! negates)')
+    .option('--timelimit <span>', 'only entries newer than e.g. 1h, 7d')
+    .option('--page <n>', 'page number', integer, 1)
+    .option('--page-size <n>', 'entries per page', integer, 15)
+    .option('--json', 'print JSON')
+    .action(async (words: string[], o: { timelimit?: string; page: number; pageSize: number; json?: boolean }, cmd: Command) => {
+      const query: AuditQuery = { filters: filtersOf(words), timelimit: o.timelimit, page: o.page, pageSize: o.pageSize };
+      const page = await withContext(cmd, (ctx) => searchAudit(ctx, query));
+      if (o.json) return printJson(page);
+      printTable(
+        ['#', 'date', 'action', 'ok', 'user', 'realm', 'admin', 'serial', 'client', 'info', 'sig'],
+        page.auditdata.map((e) => [
+          e.number, e.date, e.action, e.success, e.user, e.realm, e.administrator, e.serial, e.client,
+          String(e.info).slice(0, 40), e.sig_check,
+        ]),
+      );
+      console.log(`page ${page.current}, ${page.count} entries in all`);
+    });
+  audit
+    .command('export [filters...]')
+    .description('write entries as privacyIDEA CSV, oldest first')
+    .option('--csv <file>', 'output file (default: standard output)')
+    .option('--timelimit <span>', 'only entries newer than e.g. 1h, 7d')
+    .action(async (words: string[], o: { csv?: string; timelimit?: string }, cmd: Command) => {
+      const query: AuditQuery = { filters: filtersOf(words), timelimit: o.timelimit };
+      await withContext(cmd, async (ctx) => {
+        const total = await countAudit(ctx, query);
+        const out = o.csv ? createWriteStream(o.csv, { mode: 0o600 }) : process.stdout;
+        const progress = o.csv ? new Progress('exporting', total) : undefined;
+        let n = 0;
+        for await (const line of auditCsvLines(ctx, query)) {
+          if (!out.write(line)) await once(out, 'drain');
+          if (++n % 1000 === 0) progress?.update(n);
+        }
+        progress?.done(n);
+        if (o.csv) {
+          (out as NodeJS.WritableStream).end();
+          await once(out, 'finish');
+          console.error(`${n} entries written to ${o.csv}`);
+        }
+      });
+    });
+  audit
+    .command('rotate')
+    .description('delete old entries (defaults: audit.max_age and audit.max_rows of the configuration)')
+    .option('--max-age <span>', 'delete entries older than e.g. 180d')
+    .option('--max-rows <n>', 'keep at most this many newest entries', integer)
+    .action(async (o: { maxAge?: string; maxRows?: number }, cmd: Command) => {
+      const r = await withContext(cmd, (ctx) => {
+        const limits = {
+          maxAgeSeconds: o.maxAge !== undefined ? parseDuration(o.maxAge) : ctx.config.audit.maxAgeSeconds,
+          maxRows: o.maxRows ?? ctx.config.audit.maxRows,
+        };
+        if (limits.maxAgeSeconds === 0 && limits.maxRows === 0) {
+          throw new ParameterError('No limit given: use --max-age or --max-rows, or set audit.max_age / audit.max_rows');
+        }
+        return audited(ctx, 'audit rotate', JSON.stringify(limits), () => rotateAudit(ctx, limits));
+      });
+      console.log(`Deleted ${r.deletedByAge} entries by age and ${r.deletedByCount} by count.`);
+    });
+  audit
+    .command('verify')
+    .description('check the signature of every entry and that no entry is missing')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }, cmd: Command) => {
+      const r = await withContext(cmd, async (ctx) => {
+        const progress = new Progress('verifying', await countAudit(ctx, { filters: {} }));
+        const result = await verifyAudit(ctx, (n) => progress.update(n));
+        progress.done(result.checked);
+        return result;
+      });
+      if (o.json) printJson(r);
+      else {
+        console.log(`${r.checked} entries checked, ${r.badSignatures.length} with a bad signature, ${r.gapsAfter.length} gaps.`);
+        if (r.badSignatures.length) console.log(`Bad signatures: ${r.badSignatures.slice(0, 50).join(', ')}`);
+        if (r.gapsAfter.length) console.log(`Entries missing after: ${r.gapsAfter.slice(0, 50).join(', ')}`);
+      }
+      if (r.badSignatures.length > 0) process.exitCode = 2;
+    });
+  return audit;
+}

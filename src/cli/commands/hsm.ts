@@ -1,0 +1,25 @@
+import { Command } from 'commander';
+import { audited, readNewPassword, withContext } from '../common.ts';
+
+export function hsmCommand(): Command {
+  const hsm = new Command('hsm').description('the security module that encrypts secrets at rest');
+  hsm
+    .command('status')
+    .description('show whether the encryption key is password protected and usable')
+    .action(async (_o, cmd: Command) => {
+      await withContext(cmd, async (ctx) => {
+        console.log(`protected: ${ctx.hsm.isProtected ? 'yes' : 'no'}`);
+        console.log(`ready: ${ctx.hsm.isReady() ? 'yes' : 'no'}`);
+      });
+    });
+  hsm
+    .command('protect')
+    .description('protect the encryption key file with a password (or change it); servers then start locked')
+    .option('--password-stdin', 'read the password from standard input')
+    .action(async (o: { passwordStdin?: boolean }, cmd: Command) => {
+      const password = await readNewPassword(o.passwordStdin === true);
+      await withContext(cmd, (ctx) => audited(ctx, 'hsm protect', '', async () => ctx.hsm.protect(password)));
+      console.log('The encryption key is now password protected. Unlock a server with POST /system/hsm.');
+    });
+  return hsm;
+}

@@ -1,0 +1,83 @@
+// What every CLI command shares: loading the configuration from the global options, opening the
+// runtime as the local operator, printing tables or JSON, and one-line errors.
+import { password as promptPassword } from '@inquirer/prompts';
+import Table from 'cli-table3';
+import type { Command } from 'commander';
+import { newAuditEntry, writeAudit } from '../core/audit.ts';
+import { type Context, localOperator, withCaller } from '../core/context.ts';
+import { ParameterError } from '../core/errors.ts';
+import { openRuntime, type OpenOptions } from '../core/runtime.ts';
+import { loadConfig } from '../config/load.ts';
+import type { Config } from '../config/schema.ts';
+
+export interface GlobalOptions {
+  config?: string;
+  dataDir?: string;
+}
+
+export function configFrom(cmd: Command): Config {
+  const g = cmd.optsWithGlobals() as GlobalOptions;
+  return loadConfig({ file: g.config, overrides: g.dataDir ? { data_dir: g.dataDir } : {} });
+}
+
+/** Opens the runtime, runs `fn` as the local operator, and always closes the database. */
+export async function withContext<T>(cmd: Command, fn: (ctx: Context) => Promise<T>, options?: OpenOptions): Promise<T> {
+  const config = configFrom(cmd);
+  const rt = await openRuntime(config, { ...options, logger: quietLogger() });
+  try {
+    return await fn(withCaller(rt, localOperator()));
+  } finally {
+    await rt.store.close();
+  }
+}
+
+/** Runs a state-changing command and writes its audit row, successful or not. */
+export async function audited<T>(ctx: Context, action: string, detail: string, fn: () => Promise<T>): Promise<T> {
+  const entry = newAuditEntry(`CLI ${action}`, ctx.clock());
+  entry.administrator = ctx.caller.username;
+  entry.user_agent = 'authsrv-cli';
+  entry.info = detail;
+  try {
+    const result = await fn();
+    entry.success = true;
+    return result;
+  } catch (e) {
+    entry.info = `${detail} ${(e as Error).message}`.trim();
+    throw e;
+  } finally {
+    await writeAudit(ctx, entry);
+  }
+}
+
+import pino from 'pino';
+function quietLogger() {
+  return pino({ level: 'warn' }, pino.destination(2));
+}
+
+export function printTable(head: string[], rows: (string | number)[][]): void {
+  const table = new Table({ head, style: { head: [], border: [] } });
+  table.push(...rows.map((r) => r.map(String)));
+  console.log(table.toString());
+}
+
+export function printJson(value: unknown): void {
+  console.log(JSON.stringify(value, null, 2));
+}
+
+/** A new password: hidden prompt (twice) on a terminal, or the first line of stdin with --password-stdin. */
+export async function readNewPassword(fromStdin: boolean): Promise<string> {
+  if (fromStdin) return readStdinLine();
+  if (!process.stdin.isTTY) throw new ParameterError('No terminal to ask for a password: pipe it in with --password-stdin');
+  const first = await promptPassword({ message: 'New password:', mask: '*' });
+  const second = await promptPassword({ message: 'Repeat password:', mask: '*' });
+  if (first !== second) throw new ParameterError('The passwords do not match');
+  return first;
+}
+
+export async function readStdinLine(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const line = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  if (line === '') throw new ParameterError('No password on standard input');
+  return line;
+}

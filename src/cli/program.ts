@@ -1,0 +1,39 @@
+// The `authsrv` command tree. Every subcommand calls the same services as the REST API.
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/load.ts';
+import { AuthsrvError } from '../core/errors.ts';
+import { VERSION } from '../version.ts';
+import { adminCommand } from './commands/admin.ts';
+import { auditCommand } from './commands/audit.ts';
+import { configCommand } from './commands/config.ts';
+import { dbCommand } from './commands/db.ts';
+import { hsmCommand } from './commands/hsm.ts';
+import { serveCommand } from './commands/serve.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('authsrv')
+    .description('Multi-factor authentication server')
+    .version(VERSION)
+    .option('-c, --config <file>', 'configuration file (default: $AUTHSRV_CONFIG or ./authsrv.toml)')
+    .option('-d, --data-dir <dir>', 'data directory (overrides data_dir)')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const make of [serveCommand, dbCommand, adminCommand, auditCommand, configCommand, hsmCommand]) {
+    program.addCommand(make());
+  }
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode;
+    const known = e instanceof AuthsrvError || e instanceof ConfigError;
+    const message = e instanceof AuthsrvError ? e.message : e instanceof Error ? e.message : String(e);
+    process.stderr.write(`authsrv: ${message}\n`);
+    if (!known && process.env.AUTHSRV_DEBUG) process.stderr.write(`${(e as Error).stack}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,91 @@
+// Every configuration key the server knows, with its type, default and bounds. The loader validates
+// the file and the AUTHSRV_* environment against this table, and a test keeps config/authsrv.toml
+// documenting every key listed here.
+import { hostname } from 'node:os';
+
+export type KeyKind = 'string' | 'int' | 'bool' | 'list' | 'enum' | 'duration';
+
+export interface KeySpec {
+  key: string;
+  kind: KeyKind;
+  default: string | number | boolean | string[];
+  min?: number;
+  max?: number;
+  values?: readonly string[];
+}
+
+export const CONFIG_KEYS: readonly KeySpec[] = [
+  { key: 'node_name', kind: 'string', default: '' },
+  { key: 'data_dir', kind: 'string', default: './data' },
+  { key: 'database_url', kind: 'string', default: '' },
+  { key: 'http.host', kind: 'string', default: '127.0.0.1' },
+  { key: 'http.port', kind: 'int', default: 5000, min: 0, max: 65535 },
+  { key: 'http.tls_cert', kind: 'string', default: '' },
+  { key: 'http.tls_key', kind: 'string', default: '' },
+  { key: 'http.trusted_proxies', kind: 'list', default: [] },
+  { key: 'http.max_body_bytes', kind: 'int', default: 1_048_576, min: 1024, max: 104_857_600 },
+  { key: 'security.sign_responses', kind: 'bool', default: true },
+  { key: 'security.jwt_validity', kind: 'int', default: 3600, min: 60, max: 604_800 },
+  { key: 'security.superuser_realms', kind: 'list', default: [] },
+  { key: 'security.key_password_file', kind: 'string', default: '' },
+  { key: 'security.gnupg_home', kind: 'string', default: '' },
+  { key: 'audit.max_age', kind: 'duration', default: '' },
+  { key: 'audit.max_rows', kind: 'int', default: 0, min: 0, max: Number.MAX_SAFE_INTEGER },
+  { key: 'log.level', kind: 'enum', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] },
+];
+
+export interface Config {
+  nodeName: string;
+  dataDir: string;
+  databaseUrl: string;
+  http: {
+    host: string;
+    port: number;
+    tlsCert: string;
+    tlsKey: string;
+    trustedProxies: string[];
+    maxBodyBytes: number;
+  };
+  security: {
+    signResponses: boolean;
+    jwtValidity: number;
+    superuserRealms: string[];
+    keyPasswordFile: string;
+    gnupgHome: string;
+  };
+  audit: { maxAgeSeconds: number; maxRows: number };
+  log: { level: string };
+  /** Where the values came from, for `authsrv config` style diagnostics. */
+  sourceFile: string | undefined;
+}
+
+export type FlatValues = Record<string, string | number | boolean | string[]>;
+
+/** Builds the typed configuration from validated flat values. */
+export function toConfig(v: FlatValues, sourceFile: string | undefined): Config {
+  const s = (k: string) => v[k] as string;
+  const n = (k: string) => v[k] as number;
+  return {
+    nodeName: s('node_name') || hostname(),
+    dataDir: s('data_dir'),
+    databaseUrl: s('database_url'),
+    http: {
+      host: s('http.host'),
+      port: n('http.port'),
+      tlsCert: s('http.tls_cert'),
+      tlsKey: s('http.tls_key'),
+      trustedProxies: v['http.trusted_proxies'] as string[],
+      maxBodyBytes: n('http.max_body_bytes'),
+    },
+    security: {
+      signResponses: v['security.sign_responses'] as boolean,
+      jwtValidity: n('security.jwt_validity'),
+      superuserRealms: (v['security.superuser_realms'] as string[]).map((r) => r.toLowerCase()),
+      keyPasswordFile: s('security.key_password_file'),
+      gnupgHome: s('security.gnupg_home'),
+    },
+    audit: { maxAgeSeconds: n('audit.max_age'), maxRows: n('audit.max_rows') },
+    log: { level: s('log.level') },
+    sourceFile,
+  };
+}

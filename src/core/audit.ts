@@ -1,0 +1,355 @@
+// The audit log: one signed row per API request or state-changing CLI command, searchable with
+// privacyIDEA's filters, exportable as CSV, verifiable and rotatable.
+import { type ExpressionBuilder, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import { parseDuration } from '../config/duration.ts';
+import { insertReturningId } from '../store/database.ts';
+import type { AuditTable, Database } from '../store/schema.ts';
+import type { Runtime } from './context.ts';
+import { ParameterError } from './errors.ts';
+
+/** A row being filled during a request; written once at its end. */
+export interface AuditEntry {
+  action: string;
+  startedAt: Date;
+  success: boolean;
+  authentication: string;
+  serial: string;
+  token_type: string;
+  container_serial: string;
+  container_type: string;
+  user: string;
+  realm: string;
+  resolver: string;
+  administrator: string;
+  action_detail: string;
+  info: string;
+  policies: string[];
+  client: string;
+  user_agent: string;
+  user_agent_version: string;
+}
+
+export function newAuditEntry(action: string, startedAt: Date, client = ''): AuditEntry {
+  return {
+    action,
+    startedAt,
+    success: false,
+    authentication: '',
+    serial: '',
+    token_type: '',
+    container_serial: '',
+    container_type: '',
+    user: '',
+    realm: '',
+    resolver: '',
+    administrator: '',
+    action_detail: '',
+    info: '',
+    policies: [],
+    client,
+    user_agent: '',
+    user_agent_version: '',
+  };
+}
+
+type StoredRow = Omit<AuditTable, 'id'>;
+type SignedFields = Omit<StoredRow, 'signature'>;
+
+/** The columns a signature covers, in a fixed order, so that verification does not depend on the dialect. */
+const SIGNED: readonly (keyof SignedFields)[] = [
+  'date', 'startdate', 'duration', 'action', 'success', 'authentication', 'serial', 'token_type',
+  'container_serial', 'container_type', 'user', 'realm', 'resolver', 'administrator', 'action_detail', 'info',
+  'node', 'policies', 'client', 'user_agent', 'user_agent_version', 'log_level', 'clearance_level', 'thread_id',
+];
+
+function signedText(row: SignedFields): string {
+  return JSON.stringify(SIGNED.map((k) => (k === 'duration' ? Number(row.duration).toFixed(6) : String(row[k]))));
+}
+
+const LIMITS: Partial<Record<keyof StoredRow, number>> = {
+  action: 100, authentication: 20, serial: 40, token_type: 30, container_serial: 40, container_type: 100,
+  user: 255, realm: 255, resolver: 255, administrator: 255, action_detail: 255, info: 1000, node: 255,
+  policies: 1000, client: 50, user_agent: 255, user_agent_version: 50,
+};
+
+export async function writeAudit(rt: Runtime, e: AuditEntry): Promise<number> {
+  const end = rt.clock();
+  const fields: SignedFields = {
+    date: end.toISOString(),
+    startdate: e.startedAt.toISOString(),
+    duration: Math.max(0, (end.getTime() - e.startedAt.getTime()) / 1000),
+    action: e.action,
+    success: e.success ? 1 : 0,
+    authentication: e.authentication,
+    serial: e.serial,
+    token_type: e.token_type,
+    container_serial: e.container_serial,
+    container_type: e.container_type,
+    user: e.user,
+    realm: e.realm,
+    resolver: e.resolver,
+    administrator: e.administrator,
+    action_detail: e.action_detail,
+    info: e.info,
+    node: rt.node,
+    policies: e.policies.join(','),
+    client: e.client,
+    user_agent: e.user_agent,
+    user_agent_version: e.user_agent_version,
+    log_level: '',
+    clearance_level: '',
+    thread_id: String(process.pid),
+  };
+  for (const [k, max] of Object.entries(LIMITS) as [keyof SignedFields, number][]) {
+    const v = fields[k];
+    if (typeof v === 'string' && v.length > max) (fields as unknown as Record<string, string>)[k] = v.slice(0, max);
+  }
+  const signature = rt.keys.signer.sign(signedText(fields));
+  return insertReturningId(rt.store, 'audit', { ...fields, signature });
+}
+
+/** Columns as the API names them, in privacyIDEA's order. */
+export const AUDIT_COLUMNS = [
+  'number', 'action', 'success', 'authentication', 'serial', 'date', 'startdate', 'duration', 'token_type',
+  'user', 'realm', 'administrator', 'action_detail', 'info', 'privacyidea_server', 'client', 'user_agent',
+  'user_agent_version', 'log_level', 'policies', 'clearance_level', 'sig_check', 'missing_line', 'resolver',
+  'thread_id', 'container_serial', 'container_type',
+] as const;
+
+/** Key order of an entry (and of a CSV line). */
+const ENTRY_KEYS = [
+  'number', 'date', 'sig_check', 'missing_line', 'action', 'authentication', 'success', 'serial', 'token_type',
+  'container_serial', 'container_type', 'user', 'realm', 'resolver', 'administrator', 'action_detail', 'info',
+  'privacyidea_server', 'policies', 'client', 'user_agent', 'user_agent_version', 'log_level',
+  'clearance_level', 'startdate', 'duration', 'thread_id',
+] as const;
+
+export type AuditRecord = Record<(typeof ENTRY_KEYS)[number], string | number>;
+
+/** API name → database column, for the columns that can be filtered. */
+const FILTER_COLUMNS: Record<string, keyof AuditTable> = {
+  number: 'id', privacyidea_server: 'node', action: 'action', success: 'success', authentication: 'authentication',
+  serial: 'serial', date: 'date', startdate: 'startdate', duration: 'duration', token_type: 'token_type',
+  user: 'user', realm: 'realm', administrator: 'administrator', action_detail: 'action_detail', info: 'info',
+  client: 'client', user_agent: 'user_agent', user_agent_version: 'user_agent_version', log_level: 'log_level',
+  policies: 'policies', clearance_level: 'clearance_level', resolver: 'resolver', thread_id: 'thread_id',
+  container_serial: 'container_serial', container_type: 'container_type',
+};
+
+export interface AuditQuery {
+  /** Column filters by API name; `*` is a wildcard, a leading `!` negates. */
+  filters: Record<string, string>;
+  /** Only rows newer than this span, e.g. `1h`, `7d`. */
+  timelimit?: string | undefined;
+  page?: number;
+  pageSize?: number;
+  sortorder?: 'asc' | 'desc';
+}
+
+export interface AuditPage {
+  auditdata: AuditRecord[];
+  auditcolumns: string[];
+  count: number;
+  current: number;
+  prev: number | null;
+  next: number | null;
+}
+
+export const MAX_PAGE_SIZE = 10_000;
+
+type AuditSelect = SelectQueryBuilder<Database, 'audit', object>;
+
+function applyFilters(rt: Runtime, q: AuditSelect, query: AuditQuery): AuditSelect {
+  let out = q;
+  for (const [name, rawValue] of Object.entries(query.filters)) {
+    const column = FILTER_COLUMNS[name];
+    if (!column) continue;
+    let value = rawValue;
+    const negate = value.startsWith('!');
+    if (negate) value = value.slice(1);
+    if (value === '' || /^\*+$/.test(value)) continue;
+    if (column === 'success') {
+      const truth = ['1', 'true', 'True', 'TRUE'].includes(value) ? 1 : 0;
+      out = out.where('success', negate ? '!=' : '=', truth);
+    } else if (value.includes('*')) {
+      // '!' as the LIKE escape character: a backslash would need different quoting on MySQL.
+      const pattern = value.replace(/[!%_]/g, (c) => `!${c}`).replace(/\*/g, '%');
+      out = out.where((eb: ExpressionBuilder<Database, 'audit'>) =>
+        sql<boolean>`${eb.ref(column)} ${sql.raw(negate ? 'NOT LIKE' : 'LIKE')} ${pattern} ESCAPE '!'`,
+      );
+    } else if (column === 'id' || column === 'duration') {
+      if (!/^\d+(\.\d+)?$/.test(value)) throw new ParameterError(`Audit filter '${name}' must be a number`);
+      out = out.where(column, negate ? '!=' : '=', Number(value));
+    } else {
+      out = out.where(column, negate ? '!=' : '=', value);
+    }
+  }
+  if (query.timelimit) {
+    const since = new Date(rt.clock().getTime() - parseDuration(query.timelimit) * 1000);
+    out = out.where('date', '>=', since.toISOString());
+  }
+  return out;
+}
+
+export async function searchAudit(rt: Runtime, query: AuditQuery): Promise<AuditPage> {
+  const page = Math.max(1, Math.trunc(query.page ?? 1) || 1);
+  let pageSize = Math.trunc(query.pageSize ?? 15) || 15;
+  if (pageSize < 1) pageSize = 15;
+  if (pageSize > MAX_PAGE_SIZE) throw new ParameterError(`page_size must be at most ${MAX_PAGE_SIZE}`);
+  const base = applyFilters(rt, rt.store.db.selectFrom('audit'), query);
+  const countRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const count = Number(countRow.n);
+  const rows = await base
+    .selectAll()
+    .orderBy('id', query.sortorder === 'asc' ? 'asc' : 'desc')
+    .limit(pageSize)
+    .offset((page - 1) * pageSize)
+    .execute();
+  return {
+    auditdata: await toRecords(rt, rows),
+    auditcolumns: [...AUDIT_COLUMNS],
+    count,
+    current: page,
+    prev: page > 1 ? page - 1 : null,
+    next: page * pageSize < count ? page + 1 : null,
+  };
+}
+
+/** Turns stored rows into API entries, checking each signature and whether the previous row exists. */
+async function toRecords(rt: Runtime, rows: Selectable<AuditTable>[]): Promise<AuditRecord[]> {
+  if (rows.length === 0) return [];
+  const wanted = rows.map((r) => r.id - 1);
+  const present = new Set(
+    (await rt.store.db.selectFrom('audit').select('id').where('id', 'in', wanted).execute()).map((r) => r.id),
+  );
+  const first = await rt.store.db.selectFrom('audit').select((eb) => eb.fn.min('id').as('min')).executeTakeFirst();
+  const firstId = Number(first?.min ?? 0);
+  return rows.map((r) => toRecord(rt, r, r.id === firstId || present.has(r.id - 1)));
+}
+
+function toRecord(rt: Runtime, r: Selectable<AuditTable>, previousPresent: boolean): AuditRecord {
+  const { id, signature, ...fields } = r;
+  const sigOk = rt.keys.signer.verify(signedText(fields), signature);
+  return {
+    number: id,
+    date: r.date,
+    sig_check: sigOk ? 'OK' : 'FAIL',
+    missing_line: previousPresent ? 'OK' : 'FAIL',
+    action: r.action,
+    authentication: r.authentication,
+    success: Number(r.success),
+    serial: r.serial,
+    token_type: r.token_type,
+    container_serial: r.container_serial,
+    container_type: r.container_type,
+    user: r.user,
+    realm: r.realm,
+    resolver: r.resolver,
+    administrator: r.administrator,
+    action_detail: r.action_detail,
+    info: r.info,
+    privacyidea_server: r.node,
+    policies: r.policies,
+    client: r.client,
+    user_agent: r.user_agent,
+    user_agent_version: r.user_agent_version,
+    log_level: r.log_level,
+    clearance_level: r.clearance_level,
+    startdate: r.startdate,
+    duration: Number(r.duration),
+    thread_id: r.thread_id,
+  };
+}
+
+/** Counts the rows a query selects (for export progress). */
+export async function countAudit(rt: Runtime, query: AuditQuery): Promise<number> {
+  const base = applyFilters(rt, rt.store.db.selectFrom('audit'), query);
+  const row = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+const CSV_BATCH = 2000;
+
+/**
+ * The rows of a query as privacyIDEA's CSV lines, oldest first, read in batches by id so that an
+ * export of millions of rows never holds them all in memory.
+ */
+export async function* auditCsvLines(rt: Runtime, query: AuditQuery): AsyncGenerator<string> {
+  let after = 0;
+  for (;;) {
+    const rows = await applyFilters(rt, rt.store.db.selectFrom('audit'), query)
+      .selectAll()
+      .where('id', '>', after)
+      .orderBy('id', 'asc')
+      .limit(CSV_BATCH)
+      .execute();
+    if (rows.length === 0) return;
+    for (const rec of await toRecords(rt, rows)) {
+      yield `${ENTRY_KEYS.map((k) => `'${String(rec[k]).replace(/'/g, "''").replace(/[\r\n]+/g, ' ')}'`).join(',')}\n`;
+    }
+    after = rows.at(-1)!.id;
+  }
+}
+
+export interface RotateResult {
+  deletedByAge: number;
+  deletedByCount: number;
+}
+
+/** Deletes rows older than `maxAgeSeconds` and, beyond that, the oldest rows over `maxRows`. 0 = no limit. */
+export async function rotateAudit(rt: Runtime, limits: { maxAgeSeconds: number; maxRows: number }): Promise<RotateResult> {
+  const result: RotateResult = { deletedByAge: 0, deletedByCount: 0 };
+  if (limits.maxAgeSeconds > 0) {
+    const cutoff = new Date(rt.clock().getTime() - limits.maxAgeSeconds * 1000).toISOString();
+    const r = await rt.store.db.deleteFrom('audit').where('date', '<', cutoff).executeTakeFirst();
+    result.deletedByAge = Number(r.numDeletedRows);
+  }
+  if (limits.maxRows > 0) {
+    // The id of the oldest row to keep; everything before it goes.
+    const keep = await rt.store.db
+      .selectFrom('audit')
+      .select('id')
+      .orderBy('id', 'desc')
+      .offset(limits.maxRows - 1)
+      .limit(1)
+      .executeTakeFirst();
+    if (keep) {
+      const r = await rt.store.db.deleteFrom('audit').where('id', '<', keep.id).executeTakeFirst();
+      result.deletedByCount = Number(r.numDeletedRows);
+    }
+  }
+  return result;
+}
+
+export interface VerifyResult {
+  checked: number;
+  badSignatures: number[];
+  /** Ids after which rows are missing (gaps in the sequence). */
+  gapsAfter: number[];
+}
+
+/** Checks every row's signature and the continuity of ids. */
+export async function verifyAudit(rt: Runtime, onProgress?: (done: number) => void): Promise<VerifyResult> {
+  const result: VerifyResult = { checked: 0, badSignatures: [], gapsAfter: [] };
+  let after = 0;
+  let previous: number | undefined;
+  for (;;) {
+    const rows = await rt.store.db
+      .selectFrom('audit')
+      .selectAll()
+      .where('id', '>', after)
+      .orderBy('id', 'asc')
+      .limit(CSV_BATCH)
+      .execute();
+    if (rows.length === 0) return result;
+    for (const r of rows) {
+      const { id, signature, ...fields } = r;
+      if (!rt.keys.signer.verify(signedText(fields), signature)) result.badSignatures.push(id);
+      if (previous !== undefined && id !== previous + 1) result.gapsAfter.push(previous);
+      previous = id;
+      result.checked++;
+    }
+    after = rows.at(-1)!.id;
+    onProgress?.(result.checked);
+  }
+}

@@ -1,0 +1,128 @@
+// /auth: checks credentials, issues the HS256 JWT privacyIDEA clients expect, and verifies it on
+// every protected request.
+import { randomBytes } from 'node:crypto';
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { ADMIN_ACTIONS, menusFor } from '../policy/admin-actions.ts';
+import { verifyAdmin } from './admin.ts';
+import type { Caller, Role, Runtime } from './context.ts';
+import { AuthCode, AuthError } from './errors.ts';
+
+export interface LoginRequest {
+  username: string | undefined;
+  password: string | undefined;
+  realm: string | undefined;
+  client: string;
+}
+
+export interface LoginResult {
+  caller: Caller;
+  token: string;
+  rights: string[];
+  menus: string[];
+}
+
+export const WRONG_CREDENTIALS = 'Authentication failure. Wrong credentials';
+
+/** Settings the privacyIDEA web UI reads from the /auth answer; defaults until webui policies exist. */
+export const WEBUI_DEFAULTS = {
+  log_level: 30,
+  logout_time: 120,
+  timeout_action: 'lockscreen',
+  audit_page_size: 10,
+  token_page_size: 15,
+  user_page_size: 15,
+  policy_template_url: '/static/policy-templates/',
+  default_tokentype: 'hotp',
+  default_container_type: 'generic',
+  user_details: false,
+  token_wizard: false,
+  token_wizard_2nd: false,
+  admin_dashboard: false,
+  dialog_no_token: false,
+  search_on_enter: false,
+  hide_welcome: false,
+  hide_buttons: false,
+  deletion_confirmation: false,
+  show_seed: false,
+  show_node: '',
+  subscription_status: 0,
+  subscription_status_push: 0,
+  qr_image_android: null,
+  qr_image_ios: null,
+  qr_image_custom: null,
+  logout_redirect_url: '',
+  require_description: [],
+  rss_age: 0,
+  container_wizard: { enabled: false },
+} as const;
+
+export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult> {
+  if (req.realm) {
+    // No realms exist until user stores are configured; any realm named is therefore unknown.
+    throw new AuthError(`Authentication failure. Unknown realm: ${req.realm}.`, AuthCode.WrongCredentials);
+  }
+  if (!req.username) throw new AuthError('Authentication failure. Missing Username', AuthCode.MissingUsername);
+  const ok = await verifyAdmin(rt, req.username, req.password ?? '');
+  if (!ok) throw new AuthError(WRONG_CREDENTIALS, AuthCode.WrongCredentials);
+  const caller: Caller = { role: 'admin', username: req.username, realm: '', authtype: 'password', client: req.client };
+  const rights = [...ADMIN_ACTIONS];
+  const token = await issueJwt(rt, caller, rights);
+  return { caller, token, rights, menus: menusFor(rights) };
+}
+
+export async function issueJwt(rt: Runtime, caller: Caller, rights: string[]): Promise<string> {
+  const now = Math.floor(rt.clock().getTime() / 1000);
+  return new SignJWT({
+    username: caller.username,
+    realm: caller.realm,
+    nonce: randomBytes(20).toString('hex'),
+    role: caller.role,
+    authtype: caller.authtype,
+    rights,
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuedAt(now)
+    .setExpirationTime(now + rt.config.security.jwtValidity)
+    .sign(rt.keys.jwtSecret);
+}
+
+/** Verifies the raw JWT of a protected request and checks the caller's role. */
+export async function verifyJwt(
+  rt: Runtime,
+  token: string | undefined,
+  roles: readonly Role[],
+  client: string,
+): Promise<Caller> {
+  if (!token) throw new AuthError('Authentication failure. Missing Authorization header.', AuthCode.MissingAuthHeader);
+  let claims: Record<string, unknown>;
+  try {
+    ({ payload: claims } = await jwtVerify(token, rt.keys.jwtSecret, {
+      algorithms: ['HS256'],
+      currentDate: rt.clock(),
+      requiredClaims: ['exp'],
+    }));
+  } catch (e) {
+    if (e instanceof joseErrors.JWTExpired) {
+      throw new AuthError('Authentication failure. Your token has expired: Signature has expired', AuthCode.TokenExpired);
+    }
+    const reason = e instanceof Error ? e.message : String(e);
+    throw new AuthError(`Authentication failure. Error decoding the Authorization token: ${reason}`, AuthCode.DecodingError);
+  }
+  const role = claims.role;
+  if ((role !== 'admin' && role !== 'user') || typeof claims.username !== 'string') {
+    throw new AuthError('Authentication failure. Error decoding the Authorization token: invalid claims', AuthCode.DecodingError);
+  }
+  if (!roles.includes(role)) {
+    throw new AuthError(
+      `Authentication failure. You do not have the necessary role ([${roles.map((r) => `'${r}'`).join(', ')}]) to access this resource!`,
+      AuthCode.MissingRight,
+    );
+  }
+  return {
+    role,
+    username: claims.username,
+    realm: typeof claims.realm === 'string' ? claims.realm : '',
+    authtype: claims.authtype === 'password' ? 'password' : 'pi',
+    client,
+  };
+}

@@ -1,0 +1,46 @@
+// What every service function receives: the runtime (database, config, keys, clock, logger) and
+// the caller on whose behalf it acts. Services never look at Koa or commander.
+import type { Logger } from 'pino';
+import type { Config } from '../config/schema.ts';
+import type { SecurityModule } from '../crypto/security-module.ts';
+import type { ServerKeys } from '../crypto/server-keys.ts';
+import type { Store } from '../store/database.ts';
+
+export type Role = 'admin' | 'user';
+
+export interface Caller {
+  role: Role;
+  username: string;
+  /** '' for local administrators. */
+  realm: string;
+  /** How the caller proved who it is: password (JWT login), local (the CLI operator). */
+  authtype: 'password' | 'local' | 'pi' | 'remote_user';
+  /** Client address as seen after trusted-proxy handling; '' for the CLI. */
+  client: string;
+}
+
+export interface Runtime {
+  store: Store;
+  config: Config;
+  hsm: SecurityModule;
+  keys: ServerKeys;
+  log: Logger;
+  /** Current time; replaced in tests. */
+  clock: () => Date;
+  /** Node name of this server among those sharing the database. */
+  node: string;
+}
+
+export interface Context extends Runtime {
+  caller: Caller;
+}
+
+/** The operator running the CLI on the server itself: an administrator by virtue of shell access. */
+export function localOperator(): Caller {
+  const user = process.env.SUDO_USER ?? process.env.USER ?? 'root';
+  return { role: 'admin', username: `${user}@cli`, realm: '', authtype: 'local', client: '' };
+}
+
+export function withCaller(runtime: Runtime, caller: Caller): Context {
+  return { ...runtime, caller };
+}

@@ -1,0 +1,67 @@
+// Opens everything a server or a CLI command needs, in one place, so both behave the same: the
+// data directory with its keys, the database (migrated to the latest schema) and the node record.
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import pino, { type Logger } from 'pino';
+import type { Config } from '../config/schema.ts';
+import { ensureDataDir } from '../crypto/data-dir-files.ts';
+import { SecurityModule } from '../crypto/security-module.ts';
+import { loadServerKeys } from '../crypto/server-keys.ts';
+import { defaultDatabaseUrl, migrate, openDatabase } from '../store/database.ts';
+import type { Runtime } from './context.ts';
+import { checkEncryptionKey } from './key-check.ts';
+
+export interface OpenOptions {
+  /** Run pending migrations (the default); `authsrv db upgrade` runs them explicitly. */
+  migrate?: boolean;
+  logger?: Logger;
+  clock?: () => Date;
+}
+
+export async function openRuntime(config: Config, options: OpenOptions = {}): Promise<Runtime> {
+  const dataDir = resolve(config.dataDir);
+  ensureDataDir(dataDir);
+  const hsm = SecurityModule.load(dataDir);
+  if (!hsm.isReady() && config.security.keyPasswordFile !== '') {
+    const { readFileSync } = await import('node:fs');
+    hsm.unlock(readFileSync(config.security.keyPasswordFile, 'utf8').replace(/\r?\n$/, ''));
+  }
+  const keys = loadServerKeys(dataDir);
+  const store = openDatabase(config.databaseUrl || defaultDatabaseUrl(dataDir), dataDir);
+  const log = options.logger ?? pino({ level: config.log.level, redact: ['password', 'pass', '*.password'] });
+  try {
+    if (options.migrate !== false) await migrate(store);
+    const runtime: Runtime = {
+      store,
+      config,
+      hsm,
+      keys,
+      log,
+      clock: options.clock ?? (() => new Date()),
+      node: config.nodeName,
+    };
+    if (options.migrate !== false) {
+      await registerNode(runtime);
+      if (hsm.isReady()) await checkEncryptionKey(runtime);
+    }
+    return runtime;
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+}
+
+/** Records this node so that policies and periodic tasks can name it. */
+async function registerNode(rt: Runtime): Promise<void> {
+  const now = rt.clock().toISOString();
+  const existing = await rt.store.db.selectFrom('node').select('name').where('name', '=', rt.node).executeTakeFirst();
+  if (existing) {
+    await rt.store.db.updateTable('node').set({ last_seen: now }).where('name', '=', rt.node).execute();
+  } else {
+    await rt.store.db
+      .insertInto('node')
+      .values({ name: rt.node, uuid: randomUUID(), last_seen: now })
+      .execute()
+      .catch(() => undefined); // another process registered the same node name at the same moment
+  }
+}

@@ -1,0 +1,157 @@
+// System configuration entries (/system/setConfig and friends): typed key/value pairs in the
+// database. Password-typed values are sealed with the security module and never leave as clear text.
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { Context } from './context.ts';
+import { ParameterError, ResourceNotFoundError } from './errors.ts';
+
+export const CENSORED = '__CENSORED__';
+export const CONFIG_TYPES = ['', 'int', 'string', 'text', 'password', 'public'] as const;
+export type ConfigType = (typeof CONFIG_TYPES)[number];
+
+export interface ConfigEntry {
+  key: string;
+  value: string;
+  type?: string | undefined;
+  description?: string | undefined;
+}
+
+/** Keys that behave as True when absent, and are reported so (reference 8.1). */
+const TRUE_WHEN_ABSENT = ['PrependPin', 'splitAtSign', 'IncFailCountOnFalsePin', 'ReturnSamlAttributes'];
+
+const BOOLEAN_KEYS = new Set([
+  ...TRUE_WHEN_ABSENT,
+  'ReturnSamlAttributesOnFail', 'AutoResync', 'no_auth_counter', 'ResetFailcounterOnPIN', 'DefaultResetFailCount',
+]);
+
+/** Validation of well-known keys: returns the normalised value or throws. */
+const KNOWN: Record<string, (v: string, key: string) => string> = {
+  DefaultMaxFailCount: intBetween(1, 1_000_000),
+  DefaultSyncWindow: intBetween(1, 1_000_000),
+  DefaultCountWindow: intBetween(1, 1_000_000),
+  DefaultOtpLen: (v, key) => {
+    if (v !== '6' && v !== '8') throw new ParameterError(`${key} must be 6 or 8, got '${v}'`);
+    return v;
+  },
+  DefaultChallengeValidityTime: intBetween(1, 86_400 * 30),
+  AutoResyncTimeout: intBetween(1, 86_400),
+  SerialLength: intBetween(4, 32),
+  failcounter_clear_timeout: intBetween(0, 525_600),
+};
+
+function intBetween(min: number, max: number) {
+  return (v: string, key: string): string => {
+    const t = v.trim();
+    if (!/^-?\d+$/.test(t) || Number(t) < min || Number(t) > max) {
+      throw new ParameterError(`${key} must be a whole number from ${min} to ${max}, got '${v}'`);
+    }
+    return String(Number(t));
+  };
+}
+
+function normaliseBool(v: string, key: string): string {
+  if (['1', 'true', 'True', 'TRUE'].includes(v)) return 'True';
+  if (['0', 'false', 'False', 'FALSE'].includes(v)) return 'False';
+  throw new ParameterError(`${key} must be True or False, got '${v}'`);
+}
+
+const KEY_SYNTAX = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,254}$/;
+const MAX_VALUE = 65_000;
+const MAX_DESCRIPTION = 2000;
+
+export function validateEntry(e: ConfigEntry): Required<ConfigEntry> {
+  if (!KEY_SYNTAX.test(e.key)) {
+    throw new ParameterError(`Invalid configuration key '${e.key}': use letters, digits, '_', '.', ':' or '-' (at most 255)`);
+  }
+  const type = e.type ?? '';
+  if (!(CONFIG_TYPES as readonly string[]).includes(type)) {
+    throw new ParameterError(`Invalid type '${type}' for ${e.key}: use int, string, text, password or public`);
+  }
+  if (e.value.length > MAX_VALUE) throw new ParameterError(`The value of ${e.key} is longer than ${MAX_VALUE} characters`);
+  const description = e.description ?? '';
+  if (description.length > MAX_DESCRIPTION) {
+    throw new ParameterError(`The description of ${e.key} is longer than ${MAX_DESCRIPTION} characters`);
+  }
+  let value = e.value;
+  if (type === 'int') intBetween(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)(value, e.key);
+  const known = KNOWN[e.key];
+  if (known) value = known(value, e.key);
+  else if (BOOLEAN_KEYS.has(e.key)) value = normaliseBool(value, e.key);
+  return { key: e.key, value, type, description };
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Stores entries all-or-nothing; returns for each key whether it was inserted or updated. */
+export async function setConfig(ctx: Context, entries: ConfigEntry[]): Promise<Record<string, 'insert' | 'update'>> {
+  if (entries.length === 0) throw new ParameterError('No configuration values given');
+  const valid = entries.map(validateEntry);
+  const sealed = valid.map((e) => ({ ...e, value: e.type === 'password' ? ctx.hsm.encrypt(e.value) : e.value }));
+  return ctx.store.db.transaction().execute(async (trx) => {
+    const out: Record<string, 'insert' | 'update'> = {};
+    for (const e of sealed) out[e.key] = await upsert(trx, e);
+    return out;
+  });
+}
+
+async function upsert(db: Db, e: Required<ConfigEntry>): Promise<'insert' | 'update'> {
+  const row = { value: e.value, type: e.type, description: e.description };
+  const r = await db.updateTable('config').set(row).where('name', '=', e.key).executeTakeFirst();
+  if (Number(r.numUpdatedRows) > 0) return 'update';
+  await db.insertInto('config').values({ name: e.key, ...row }).execute();
+  return 'insert';
+}
+
+/** All entries as the API shows them; administrators see everything, users only public keys. */
+export async function listConfig(ctx: Context): Promise<Record<string, string>> {
+  const rows = await ctx.store.db.selectFrom('config').selectAll().orderBy('name').execute();
+  const out: Record<string, string> = {};
+  if (ctx.caller.role === 'admin') for (const key of TRUE_WHEN_ABSENT) out[key] = 'True';
+  for (const r of rows) {
+    if (ctx.caller.role !== 'admin' && r.type !== 'public' && !r.name.endsWith('.identifier')) continue;
+    out[r.name] = r.type === 'password' ? CENSORED : r.value;
+  }
+  return out;
+}
+
+export async function getConfigValue(ctx: Context, key: string): Promise<string | null> {
+  const all = await listConfig(ctx);
+  return all[key] ?? null;
+}
+
+/** Deletes one entry and returns the value it had (censored when it was a password). */
+export async function deleteConfig(ctx: Context, key: string): Promise<string> {
+  return ctx.store.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('config').selectAll().where('name', '=', key).executeTakeFirst();
+    if (!row) throw new ResourceNotFoundError(`The configuration key '${key}' does not exist.`);
+    await trx.deleteFrom('config').where('name', '=', key).execute();
+    return row.type === 'password' ? CENSORED : row.value;
+  });
+}
+
+export const DEFAULT_KEYS = [
+  'DefaultMaxFailCount',
+  'DefaultSyncWindow',
+  'DefaultCountWindow',
+  'DefaultOtpLen',
+  'DefaultResetFailCount',
+] as const;
+
+/**
+ * /system/setDefault: the token defaults, names matched case-insensitively. Parameters other than
+ * these five are refused, so a typo never passes silently.
+ */
+export async function setDefaults(ctx: Context, params: Record<string, string>): Promise<Record<string, string>> {
+  const entries: ConfigEntry[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    const key = DEFAULT_KEYS.find((k) => k.toLowerCase() === name.toLowerCase());
+    if (!key) {
+      throw new ParameterError(`Unknown default '${name}': parameters are ${DEFAULT_KEYS.join(', ')}`);
+    }
+    entries.push({ key, value });
+  }
+  if (entries.length === 0) {
+    throw new ParameterError(`Usage: parameters are: ${DEFAULT_KEYS.join(', ')}`, 77);
+  }
+  return setConfig(ctx, entries);
+}

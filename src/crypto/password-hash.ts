@@ -1,0 +1,49 @@
+// Password and PIN hashes: argon2id from Node's crypto (OWASP minimum: 19 MiB, 2 passes), stored
+// as a PHC string so parameters can be raised later without breaking old hashes. Hashing runs on
+// libuv's thread pool, never on the event loop.
+import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export interface Argon2Params {
+  memoryKiB: number;
+  passes: number;
+  parallelism: number;
+}
+
+export const DEFAULT_ARGON2: Argon2Params = { memoryKiB: 19_456, passes: 2, parallelism: 1 };
+const TAG_BYTES = 32;
+
+function derive(password: string, salt: Buffer, p: Argon2Params): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    argon2(
+      'argon2id',
+      { message: password, nonce: salt, parallelism: p.parallelism, tagLength: TAG_BYTES, memory: p.memoryKiB, passes: p.passes },
+      (err, key) => (err ? reject(err) : resolve(key)),
+    );
+  });
+}
+
+const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
+
+export async function hashPassword(password: string, params: Argon2Params = DEFAULT_ARGON2): Promise<string> {
+  const salt = randomBytes(16);
+  const tag = await derive(password, salt, params);
+  return `$argon2id$v=19$m=${params.memoryKiB},t=${params.passes},p=${params.parallelism}$${b64(salt)}$${b64(tag)}`;
+}
+
+const PHC = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
+
+export async function verifyPassword(password: string, phc: string): Promise<boolean> {
+  const m = PHC.exec(phc);
+  if (!m) return false;
+  const params = { memoryKiB: Number(m[1]), passes: Number(m[2]), parallelism: Number(m[3]) };
+  const expected = Buffer.from(m[5]!, 'base64');
+  const actual = await derive(password, Buffer.from(m[4]!, 'base64'), params);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** A hash of a random password: verified against when a user is unknown, so timing does not tell. */
+let decoy: Promise<string> | undefined;
+export function decoyHash(): Promise<string> {
+  decoy ??= hashPassword(randomBytes(16).toString('hex'));
+  return decoy;
+}

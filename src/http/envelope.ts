@@ -1,0 +1,69 @@
+// Every JSON answer: privacyIDEA's envelope (reference 1.1, 1.2), serialised like Python's
+// json.dumps(sort_keys=True) and, when enabled, signed with the server's RSA key.
+import { AuthsrvError } from '../core/errors.ts';
+import type { Signer } from '../crypto/signer.ts';
+import { pythonJsonDumps } from '../crypto/python-json.ts';
+import { API_LEVEL, VERSION } from '../version.ts';
+
+export interface Reply {
+  value: unknown;
+  /** 2 for /validate/* and /auth answers; they also carry result.authentication. */
+  rid?: 1 | 2;
+  detail?: Record<string, unknown> | undefined;
+}
+
+export const VERSION_TEXT = `privacyIDEA ${API_LEVEL} (authsrv ${VERSION})`;
+const THREAD_ID = process.pid;
+
+function authenticationOf(value: unknown, detail: Record<string, unknown> | undefined): string {
+  const v = value !== null && typeof value === 'object' && 'auth' in value ? (value as { auth: unknown }).auth : value;
+  if (v === 'CHALLENGE') return 'CHALLENGE';
+  const multi = detail?.multi_challenge;
+  if ((Array.isArray(multi) && multi.length > 0) || detail?.passkey !== undefined) return 'CHALLENGE';
+  if (v) return 'ACCEPT';
+  if (detail?.challenge_status === 'declined') return 'DECLINED';
+  return 'REJECT';
+}
+
+export function successEnvelope(reply: Reply, now: Date): Record<string, unknown> {
+  const rid = reply.rid ?? 1;
+  const result: Record<string, unknown> = { status: true, value: reply.value };
+  if (rid === 2) result.authentication = authenticationOf(reply.value, reply.detail);
+  const env: Record<string, unknown> = {
+    id: rid,
+    jsonrpc: '2.0',
+    result,
+    version: VERSION_TEXT,
+    versionnumber: API_LEVEL,
+    time: now.getTime() / 1000,
+  };
+  if (reply.detail && Object.keys(reply.detail).length > 0) env.detail = { ...reply.detail, threadid: THREAD_ID };
+  return env;
+}
+
+export const INTERNAL_ERROR_TEXT =
+  '500 Internal Server Error: The server encountered an internal error and was unable to complete your request. ' +
+  'Either the server is overloaded or there is an error in the application.';
+
+export function errorEnvelope(err: unknown, now: Date): Record<string, unknown> {
+  const known = err instanceof AuthsrvError;
+  const code = known ? err.code : -500;
+  const message = known ? err.wireMessage() : INTERNAL_ERROR_TEXT;
+  const details = known ? err.details : undefined;
+  return {
+    id: 1,
+    jsonrpc: '2.0',
+    detail: details ? { ...details, threadid: THREAD_ID } : null,
+    result: { status: false, error: { code, message } },
+    version: VERSION_TEXT,
+    time: now.getTime() / 1000,
+  };
+}
+
+/** Serialises an envelope; signs it (with the request's nonce echoed) when a signer is given. */
+export function serialise(envelope: Record<string, unknown>, signer: Signer | undefined, nonce: string | undefined): string {
+  if (!signer) return pythonJsonDumps(envelope);
+  const body = nonce === undefined ? envelope : { ...envelope, nonce };
+  const signature = signer.sign(pythonJsonDumps(body));
+  return pythonJsonDumps({ ...body, signature });
+}

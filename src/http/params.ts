@@ -1,0 +1,140 @@
+// Request parameters as privacyIDEA merges them (reference 0.3): query string and form fields,
+// then a JSON body, then path variables; query/form values and path variables are percent-decoded
+// a second time unless the client is one of the privacyIDEA plugins that already send them raw.
+import type { IncomingMessage } from 'node:http';
+import { ParameterError, RequestBodyError } from '../core/errors.ts';
+import { pythonUnquote } from './unquote.ts';
+
+export type ParamValue = string | number | boolean | null | ParamValue[] | { [k: string]: ParamValue };
+
+export class Params {
+  readonly values: Record<string, ParamValue>;
+  /** Uploaded files of a multipart body, by field name. */
+  readonly files: Record<string, { name: string; content: string }>;
+
+  constructor(values: Record<string, ParamValue>, files: Record<string, { name: string; content: string }> = {}) {
+    this.values = values;
+    this.files = files;
+  }
+
+  has(name: string): boolean {
+    return this.values[name] !== undefined;
+  }
+
+  /** A parameter as text; JSON numbers and booleans are turned into their text form. */
+  str(name: string): string | undefined {
+    const v = this.values[name];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+    throw new ParameterError(`Parameter '${name}' must be a string`);
+  }
+
+  required(name: string): string {
+    const v = this.str(name);
+    if (v === undefined) throw ParameterError.missing(name);
+    return v;
+  }
+
+  /** privacyIDEA's is_true: 1, "1", true, "True", "true", "TRUE". */
+  bool(name: string): boolean {
+    const v = this.values[name];
+    return v === true || v === 1 || v === '1' || v === 'True' || v === 'true' || v === 'TRUE';
+  }
+
+  /** Every parameter as text, for handlers that take generic key=value pairs. */
+  strings(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of Object.keys(this.values)) {
+      const v = this.str(name);
+      if (v !== undefined) out[name] = v;
+    }
+    return out;
+  }
+}
+
+const RAW_AGENTS = new Set(['privacyidea-cp', 'privacyidea-ldap-proxy', 'simplesamlphp']);
+
+export function needsSecondUnquote(userAgent: string | undefined): boolean {
+  const product = (userAgent ?? '').split('/')[0]!.trim().toLowerCase();
+  return !RAW_AGENTS.has(product);
+}
+
+/** Reads the body, refusing more than `limit` bytes without buffering them. */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) throw new RequestBodyError(`The request body is larger than ${limit} bytes`, 413);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new RequestBodyError(`The request body is larger than ${limit} bytes`, 413);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export interface RawRequest {
+  search: string;
+  contentType: string | undefined;
+  userAgent: string | undefined;
+  body: Buffer;
+}
+
+export async function parseParams(raw: RawRequest): Promise<Params> {
+  const unquote = needsSecondUnquote(raw.userAgent) ? pythonUnquote : (s: string) => s;
+  const values: Record<string, ParamValue> = {};
+  const files: Record<string, { name: string; content: string }> = {};
+  const addForm = (key: string, value: string) => {
+    // Like werkzeug's to_dict(): the first value of a repeated key wins.
+    if (!(key in values)) values[key] = unquote(value);
+  };
+  for (const [k, v] of new URLSearchParams(raw.search)) addForm(k, v);
+
+  const type = (raw.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (raw.body.length > 0) {
+    if (type === 'application/json' || type.endsWith('+json')) {
+      Object.assign(values, parseJsonObject(raw.body, true));
+    } else if (type === 'application/x-www-form-urlencoded') {
+      for (const [k, v] of new URLSearchParams(raw.body.toString('utf8'))) addForm(k, v);
+    } else if (type === 'multipart/form-data') {
+      let form: FormData;
+      try {
+        form = await new Response(new Uint8Array(raw.body), { headers: { 'content-type': raw.contentType! } }).formData();
+      } catch {
+        throw new RequestBodyError('The multipart body is malformed', 400);
+      }
+      for (const [k, v] of form) {
+        if (typeof v === 'string') addForm(k, v);
+        else if (!(k in files)) files[k] = { name: v.name, content: await v.text() };
+      }
+    } else {
+      // privacyIDEA also takes the keys of an undeclared body that happens to be a JSON object.
+      Object.assign(values, parseJsonObject(raw.body, false));
+    }
+  }
+  return new Params(values, files);
+}
+
+function parseJsonObject(body: Buffer, declared: boolean): Record<string, ParamValue> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    if (declared) throw new RequestBodyError('The request body is not valid JSON', 400);
+    return {};
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    if (declared) throw new RequestBodyError('The JSON request body must be an object', 400);
+    return {};
+  }
+  return parsed as Record<string, ParamValue>;
+}
+
+/** Path variables win over every other source and are unquoted like form values. */
+export function withPathParams(p: Params, path: Record<string, string>, userAgent: string | undefined): Params {
+  const unquote = needsSecondUnquote(userAgent) ? pythonUnquote : (s: string) => s;
+  const values = { ...p.values };
+  for (const [k, v] of Object.entries(path)) values[k] = unquote(v);
+  return new Params(values, p.files);
+}

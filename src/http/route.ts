@@ -1,0 +1,96 @@
+// The shape every endpoint follows: merged parameters, authentication for the roles it admits, the
+// service call, and a reply that the app turns into the envelope. Route files stay declarative.
+import type Router from '@koa/router';
+import { newAuditEntry, type AuditEntry } from '../core/audit.ts';
+import { verifyJwt } from '../core/auth.ts';
+import type { Caller, Context, Role, Runtime } from '../core/context.ts';
+import { withCaller } from '../core/context.ts';
+import type { Reply } from './envelope.ts';
+import { type Params, withPathParams } from './params.ts';
+
+/** A non-JSON answer (CSV, reStructuredText, …), sent as a download. */
+export interface FileReply {
+  file: { name: string; contentType: string; body: string | AsyncIterable<string> };
+}
+
+export interface RequestState {
+  startedAt: Date;
+  client: string;
+  userAgent: string | undefined;
+  params: Params;
+  audit?: AuditEntry;
+  reply?: Reply | FileReply;
+  /** HTTP status for a successful reply other than 200 (e.g. 503 from readiness). */
+  status?: number;
+}
+
+export interface ApiCall {
+  rt: Runtime;
+  params: Params;
+  audit: AuditEntry;
+  client: string;
+  caller: Caller | undefined;
+  /** The service context of the authenticated caller. */
+  context(): Context;
+  setStatus(status: number): void;
+}
+
+export interface RouteOptions {
+  /** Roles admitted; omitted for public endpoints such as /auth. */
+  roles?: readonly Role[];
+  /** Health probes are not audited, so that monitoring does not flood the log. */
+  audit?: boolean;
+}
+
+type Method = 'get' | 'post' | 'put' | 'delete';
+export type Handler = (call: ApiCall) => Promise<Reply | FileReply> | Reply | FileReply;
+
+export interface RouteTable {
+  add(method: Method | Method[], path: string | string[], options: RouteOptions, handler: Handler): void;
+}
+
+/** privacyIDEA names audit actions by Flask's URL rule: `GET /system/<key>`. */
+function auditAction(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path.replace(/:(\w+)/g, '<$1>')}`;
+}
+
+export function routeTable(router: Router, rt: Runtime): RouteTable {
+  return {
+    add(methods, paths, options, handler) {
+      for (const method of Array.isArray(methods) ? methods : [methods]) {
+        for (const path of Array.isArray(paths) ? paths : [paths]) {
+          router[method](path, async (koa) => {
+            const state = koa.state as RequestState;
+            const ua = state.userAgent;
+            const audit = newAuditEntry(auditAction(method, path), state.startedAt, state.client);
+            [audit.user_agent = '', audit.user_agent_version = ''] = (ua ?? '').split(' ')[0]!.split('/');
+            if (options.audit !== false) state.audit = audit;
+            const params = withPathParams(state.params, koa.params as Record<string, string>, ua);
+            const caller = options.roles
+              ? await verifyJwt(rt, koa.get('PI-Authorization') || koa.get('Authorization') || undefined, options.roles, state.client)
+              : undefined;
+            if (caller?.role === 'admin') audit.administrator = caller.username;
+            else if (caller) {
+              audit.user = caller.username;
+              audit.realm = caller.realm;
+            }
+            state.reply = await handler({
+              rt,
+              params,
+              audit,
+              client: state.client,
+              caller,
+              context: () => {
+                if (!caller) throw new Error('route without roles asked for a caller context');
+                return withCaller(rt, caller);
+              },
+              setStatus: (s) => {
+                state.status = s;
+              },
+            });
+          });
+        }
+      }
+    },
+  };
+}

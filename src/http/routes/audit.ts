@@ -1,0 +1,33 @@
+import { type AuditQuery, auditCsvLines, searchAudit } from '../../core/audit.ts';
+import { ParameterError } from '../../core/errors.ts';
+import type { Params } from '../params.ts';
+import type { RouteTable } from '../route.ts';
+
+const CONTROL = new Set(['page', 'page_size', 'sortorder', 'timelimit', 'nonce', 'csvfile']);
+
+function auditQuery(params: Params): AuditQuery {
+  const filters: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params.strings())) if (!CONTROL.has(k)) filters[k] = v;
+  const int = (name: string) => {
+    const v = params.str(name);
+    if (v === undefined || v === '') return undefined;
+    if (!/^-?\d+$/.test(v)) throw new ParameterError(`${name} must be a whole number`);
+    return Number(v);
+  };
+  const sortorder = params.str('sortorder') ?? 'desc';
+  if (sortorder !== 'asc' && sortorder !== 'desc') throw new ParameterError("sortorder must be 'asc' or 'desc'");
+  return { filters, timelimit: params.str('timelimit') || undefined, page: int('page'), pageSize: int('page_size'), sortorder };
+}
+
+export function auditRoutes(r: RouteTable): void {
+  r.add('get', '/audit/', { roles: ['admin'] }, async ({ params, context }) => ({
+    value: await searchAudit(context(), auditQuery(params)),
+  }));
+  r.add('get', '/audit/:csvfile', { roles: ['admin'] }, async ({ params, context }) => {
+    const name = params.required('csvfile');
+    const query = auditQuery(params);
+    // Validates the filters before the download starts, so a bad one is an error, not a broken file.
+    await searchAudit(context(), { ...query, page: 1, pageSize: 1 });
+    return { file: { name, contentType: 'text/csv', body: auditCsvLines(context(), query) } };
+  });
+}

@@ -1,0 +1,36 @@
+import { login, WEBUI_DEFAULTS } from '../../core/auth.ts';
+import type { RouteTable } from '../route.ts';
+
+export function authRoutes(r: RouteTable): void {
+  r.add('post', '/auth', {}, async ({ rt, params, audit, client }) => {
+    audit.user = params.str('username') ?? '';
+    const result = await login(rt, {
+      username: params.str('username'),
+      password: params.str('password'),
+      realm: params.str('realm'),
+      client,
+    }).catch((e) => {
+      audit.authentication = 'REJECT';
+      throw e;
+    });
+    const { caller } = result;
+    if (caller.role === 'admin') {
+      audit.administrator = caller.username;
+      audit.user = '';
+    }
+    audit.realm = caller.realm;
+    return {
+      rid: 2,
+      value: {
+        ...WEBUI_DEFAULTS,
+        token: result.token,
+        role: caller.role,
+        username: caller.username,
+        realm: caller.realm,
+        rights: result.rights,
+        menus: result.menus,
+        auth: true,
+      },
+    };
+  });
+}

@@ -1,0 +1,58 @@
+import type { ConfigEntry } from '../../core/system-config.ts';
+import { deleteConfig, getConfigValue, listConfig, setConfig, setDefaults } from '../../core/system-config.ts';
+import { documentation, gpgKeys, hsmStatus, hsmUnlock, randomKey } from '../../core/system.ts';
+import type { Params } from '../params.ts';
+import type { RouteTable } from '../route.ts';
+
+const ADMIN = { roles: ['admin'] } as const;
+const ANY = { roles: ['admin', 'user'] } as const;
+const NOT_CONFIG = new Set(['nonce']);
+
+/** Both forms of setConfig: key/value/type/description, or generic name=value with name.type/name.desc. */
+function configEntries(params: Params): ConfigEntry[] {
+  const all = params.strings();
+  if (all.key !== undefined && all.value !== undefined) {
+    return [{ key: all.key, value: all.value, type: all.type, description: all.description }];
+  }
+  const entries: ConfigEntry[] = [];
+  for (const [name, value] of Object.entries(all)) {
+    if (NOT_CONFIG.has(name) || name.endsWith('.type') || name.endsWith('.desc')) continue;
+    entries.push({ key: name, value, type: all[`${name}.type`], description: all[`${name}.desc`] });
+  }
+  return entries;
+}
+
+export function systemRoutes(r: RouteTable): void {
+  r.add('get', '/system/documentation', ADMIN, async ({ context }) => ({
+    file: { name: 'documentation.rst', contentType: 'text/plain', body: await documentation(context()) },
+  }));
+  r.add('get', '/system/gpgkeys', ANY, async ({ context }) => ({ value: await gpgKeys(context()) }));
+  r.add('get', '/system/random', ADMIN, ({ params }) => ({
+    value: randomKey(params.str('len'), params.str('encode')),
+  }));
+  r.add('get', '/system/hsm', ADMIN, ({ context }) => ({ value: hsmStatus(context()) }));
+  r.add('post', '/system/hsm', ADMIN, ({ params, context }) => ({
+    value: hsmUnlock(context(), params.str('password')),
+  }));
+  r.add('post', '/system/setConfig', ADMIN, async ({ params, context, audit }) => {
+    const entries = configEntries(params);
+    audit.info = entries.map((e) => e.key).join(', ');
+    await setConfig(context(), entries);
+    return { value: true };
+  });
+  r.add('post', '/system/setDefault', ADMIN, async ({ params, context, audit }) => {
+    const given = params.strings();
+    delete given.nonce;
+    audit.info = Object.keys(given).join(', ');
+    await setDefaults(context(), given);
+    return { value: true };
+  });
+  r.add('get', '/system/', ANY, async ({ context }) => ({ value: await listConfig(context()) }));
+  r.add('get', '/system/:key', ANY, async ({ params, context }) => ({
+    value: await getConfigValue(context(), params.required('key')),
+  }));
+  r.add('delete', '/system/:key', ADMIN, async ({ params, context, audit }) => {
+    audit.info = params.required('key');
+    return { value: await deleteConfig(context(), params.required('key')) };
+  });
+}

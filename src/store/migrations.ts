@@ -1,0 +1,88 @@
+// Versioned schema migrations, in code so the single binary carries them. Never edit a migration
+// that has shipped; add a new one.
+import { type Kysely, sql } from 'kysely';
+import type { Migration, MigrationProvider } from 'kysely/migration';
+import type { Dialect } from './database.ts';
+
+type Build = (db: Kysely<unknown>, dialect: Dialect) => Promise<void>;
+
+/** An auto-increment integer primary key on every dialect. */
+function idType(dialect: Dialect) {
+  return dialect === 'postgres' ? sql`bigserial` : sql`integer`;
+}
+
+const MIGRATIONS: Record<string, { up: Build }> = {
+  '0001_base': {
+    async up(db, dialect) {
+      await db.schema
+        .createTable('admin')
+        .addColumn('name', 'varchar(255)', (c) => c.primaryKey())
+        .addColumn('password_hash', 'varchar(255)', (c) => c.notNull())
+        .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('config')
+        .addColumn('name', 'varchar(255)', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('type', 'varchar(32)', (c) => c.notNull())
+        .addColumn('description', 'varchar(2000)', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('meta')
+        .addColumn('name', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('node')
+        .addColumn('name', 'varchar(255)', (c) => c.primaryKey())
+        .addColumn('uuid', 'varchar(36)', (c) => c.notNull())
+        .addColumn('last_seen', 'varchar(32)', (c) => c.notNull())
+        .execute();
+      const v = (n: number) => `varchar(${n})` as const;
+      await db.schema
+        .createTable('audit')
+        .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('date', v(32), (c) => c.notNull())
+        .addColumn('startdate', v(32), (c) => c.notNull())
+        .addColumn('duration', 'double precision', (c) => c.notNull())
+        .addColumn('action', v(100), (c) => c.notNull())
+        .addColumn('success', 'integer', (c) => c.notNull())
+        .addColumn('authentication', v(20), (c) => c.notNull())
+        .addColumn('serial', v(40), (c) => c.notNull())
+        .addColumn('token_type', v(30), (c) => c.notNull())
+        .addColumn('container_serial', v(40), (c) => c.notNull())
+        .addColumn('container_type', v(100), (c) => c.notNull())
+        .addColumn('user', v(255), (c) => c.notNull())
+        .addColumn('realm', v(255), (c) => c.notNull())
+        .addColumn('resolver', v(255), (c) => c.notNull())
+        .addColumn('administrator', v(255), (c) => c.notNull())
+        .addColumn('action_detail', v(255), (c) => c.notNull())
+        .addColumn('info', v(1000), (c) => c.notNull())
+        .addColumn('node', v(255), (c) => c.notNull())
+        .addColumn('policies', v(1000), (c) => c.notNull())
+        .addColumn('client', v(50), (c) => c.notNull())
+        .addColumn('user_agent', v(255), (c) => c.notNull())
+        .addColumn('user_agent_version', v(50), (c) => c.notNull())
+        .addColumn('log_level', v(20), (c) => c.notNull())
+        .addColumn('clearance_level', v(20), (c) => c.notNull())
+        .addColumn('thread_id', v(20), (c) => c.notNull())
+        .addColumn('signature', v(1100), (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('audit_date').on('audit').column('date').execute();
+      await db.schema.createIndex('audit_user_realm').on('audit').columns(['user', 'realm']).execute();
+      await db.schema.createIndex('audit_serial').on('audit').column('serial').execute();
+    },
+  },
+};
+
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  return {
+    async getMigrations() {
+      const out: Record<string, Migration> = {};
+      for (const [name, m] of Object.entries(MIGRATIONS)) out[name] = { up: (db) => m.up(db, dialect) };
+      return out;
+    },
+  };
+}
+
+export const LATEST_MIGRATION = Object.keys(MIGRATIONS).at(-1)!;
