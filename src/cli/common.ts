@@ -3,12 +3,12 @@
 import { password as promptPassword } from '@inquirer/prompts';
 import Table from 'cli-table3';
 import type { Command } from 'commander';
+import { loadConfig } from '../config/load.ts';
+import type { Config } from '../config/schema.ts';
 import { newAuditEntry, writeAudit } from '../core/audit.ts';
 import { type Context, localOperator, withCaller } from '../core/context.ts';
 import { ParameterError } from '../core/errors.ts';
-import { openRuntime, type OpenOptions } from '../core/runtime.ts';
-import { loadConfig } from '../config/load.ts';
-import type { Config } from '../config/schema.ts';
+import { type OpenOptions, openRuntime } from '../core/runtime.ts';
 
 export interface GlobalOptions {
   config?: string;
@@ -21,7 +21,11 @@ export function configFrom(cmd: Command): Config {
 }
 
 /** Opens the runtime, runs `fn` as the local operator, and always closes the database. */
-export async function withContext<T>(cmd: Command, fn: (ctx: Context) => Promise<T>, options?: OpenOptions): Promise<T> {
+export async function withContext<T>(
+  cmd: Command,
+  fn: (ctx: Context) => Promise<T>,
+  options?: OpenOptions,
+): Promise<T> {
   const config = configFrom(cmd);
   const rt = await openRuntime(config, { ...options, logger: quietLogger() });
   try {
@@ -32,7 +36,12 @@ export async function withContext<T>(cmd: Command, fn: (ctx: Context) => Promise
 }
 
 /** Runs a state-changing command and writes its audit row, successful or not. */
-export async function audited<T>(ctx: Context, action: string, detail: string, fn: () => Promise<T>): Promise<T> {
+export async function audited<T>(
+  ctx: Context,
+  action: string,
+  detail: string,
+  fn: () => Promise<T>,
+): Promise<T> {
   const entry = newAuditEntry(`CLI ${action}`, ctx.clock());
   entry.administrator = ctx.caller.username;
   entry.user_agent = 'authsrv-cli';
@@ -50,6 +59,7 @@ export async function audited<T>(ctx: Context, action: string, detail: string, f
 }
 
 import pino from 'pino';
+
 function quietLogger() {
   return pino({ level: 'warn' }, pino.destination(2));
 }
@@ -67,7 +77,8 @@ export function printJson(value: unknown): void {
 /** A new password: hidden prompt (twice) on a terminal, or the first line of stdin with --password-stdin. */
 export async function readNewPassword(fromStdin: boolean): Promise<string> {
   if (fromStdin) return readStdinLine();
-  if (!process.stdin.isTTY) throw new ParameterError('No terminal to ask for a password: pipe it in with --password-stdin');
+  if (!process.stdin.isTTY)
+    throw new ParameterError('No terminal to ask for a password: pipe it in with --password-stdin');
   const first = await promptPassword({ message: 'New password:', mask: '*' });
   const second = await promptPassword({ message: 'Repeat password:', mask: '*' });
   if (first !== second) throw new ParameterError('The passwords do not match');

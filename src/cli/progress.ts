@@ -18,7 +18,9 @@ export class Progress {
     const pct = this.total > 0 ? Math.min(100, Math.floor((done * 100) / this.total)) : 100;
     const width = 30;
     const filled = Math.round((pct * width) / 100);
-    process.stderr.write(`\r${this.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${pct}% ${done}/${this.total}`);
+    process.stderr.write(
+      `\r${this.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${pct}% ${done}/${this.total}`,
+    );
   }
 
   done(n: number): void {

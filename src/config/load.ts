@@ -40,7 +40,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith('AUTHSRV_') || ENV_NOT_CONFIG.test(name) || raw === undefined) continue;
     const spec = CONFIG_KEYS.find((s) => envName(s.key) === name);
-    if (!spec) throw new ConfigError(`Unknown environment variable ${name}: no configuration key has that name`);
+    if (!spec)
+      throw new ConfigError(`Unknown environment variable ${name}: no configuration key has that name`);
     values[spec.key] = fromText(spec, raw, `${spec.key} (from ${name})`);
   }
   for (const [key, raw] of Object.entries(options.overrides ?? {})) {
@@ -98,7 +99,8 @@ function fromToml(spec: KeySpec, raw: unknown, label: string): string | number |
       }
       return check(spec, raw as string[], label);
     case 'int':
-      if (typeof raw !== 'number' && typeof raw !== 'bigint') throw new ConfigError(`${label} must be an integer`);
+      if (typeof raw !== 'number' && typeof raw !== 'bigint')
+        throw new ConfigError(`${label} must be an integer`);
       return check(spec, Number(raw), label);
     case 'bool':
       if (typeof raw !== 'boolean') throw new ConfigError(`${label} must be true or false`);
@@ -137,8 +139,10 @@ function fromText(spec: KeySpec, raw: string, label: string): string | number | 
 function check<T extends string | number | string[]>(spec: KeySpec, value: T, label: string): T {
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value)) throw new ConfigError(`${label} must be an integer`);
-    if (spec.min !== undefined && value < spec.min) throw new ConfigError(`${label} must be at least ${spec.min}`);
-    if (spec.max !== undefined && value > spec.max) throw new ConfigError(`${label} must be at most ${spec.max}`);
+    if (spec.min !== undefined && value < spec.min)
+      throw new ConfigError(`${label} must be at least ${spec.min}`);
+    if (spec.max !== undefined && value > spec.max)
+      throw new ConfigError(`${label} must be at most ${spec.max}`);
   }
   if (spec.kind === 'enum' && !spec.values?.includes(value as string)) {
     throw new ConfigError(`${label} must be one of ${spec.values?.join(', ')}, got '${value}'`);
@@ -156,7 +160,8 @@ function check<T extends string | number | string[]>(spec: KeySpec, value: T, la
       const family = isIP(addr ?? '');
       const maxBits = family === 6 ? 128 : 32;
       const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
-      if (family === 0 || !bitsOk) throw new ConfigError(`${label}: '${entry}' is not an IP address or CIDR range`);
+      if (family === 0 || !bitsOk)
+        throw new ConfigError(`${label}: '${entry}' is not an IP address or CIDR range`);
     }
   }
   return value;

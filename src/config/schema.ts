@@ -31,7 +31,12 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'security.gnupg_home', kind: 'string', default: '' },
   { key: 'audit.max_age', kind: 'duration', default: '' },
   { key: 'audit.max_rows', kind: 'int', default: 0, min: 0, max: Number.MAX_SAFE_INTEGER },
-  { key: 'log.level', kind: 'enum', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] },
+  {
+    key: 'log.level',
+    kind: 'enum',
+    default: 'info',
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace'],
+  },
 ];
 
 export interface Config {

@@ -45,25 +45,39 @@ export async function addAdmin(ctx: Context, name: string, password: string): Pr
 }
 
 export async function listAdmins(ctx: Runtime): Promise<AdminRecord[]> {
-  const rows = await ctx.store.db.selectFrom('admin').select(['name', 'created_at']).orderBy('name').execute();
+  const rows = await ctx.store.db
+    .selectFrom('admin')
+    .select(['name', 'created_at'])
+    .orderBy('name')
+    .execute();
   return rows.map((r) => ({ name: r.name, createdAt: r.created_at }));
 }
 
 export async function deleteAdmin(ctx: Context, name: string): Promise<void> {
   const r = await ctx.store.db.deleteFrom('admin').where('name', '=', name).executeTakeFirst();
-  if (Number(r.numDeletedRows) === 0) throw new ResourceNotFoundError(`Administrator '${name}' does not exist`);
+  if (Number(r.numDeletedRows) === 0)
+    throw new ResourceNotFoundError(`Administrator '${name}' does not exist`);
 }
 
 export async function setAdminPassword(ctx: Context, name: string, password: string): Promise<void> {
   checkPassword(password);
   const hash = await hashPassword(password);
-  const r = await ctx.store.db.updateTable('admin').set({ password_hash: hash }).where('name', '=', name).executeTakeFirst();
-  if (Number(r.numUpdatedRows) === 0) throw new ResourceNotFoundError(`Administrator '${name}' does not exist`);
+  const r = await ctx.store.db
+    .updateTable('admin')
+    .set({ password_hash: hash })
+    .where('name', '=', name)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) === 0)
+    throw new ResourceNotFoundError(`Administrator '${name}' does not exist`);
 }
 
 /** True when `name` is a local administrator with this password. Costs the same when it is not. */
 export async function verifyAdmin(ctx: Runtime, name: string, password: string): Promise<boolean> {
-  const row = await ctx.store.db.selectFrom('admin').select('password_hash').where('name', '=', name).executeTakeFirst();
+  const row = await ctx.store.db
+    .selectFrom('admin')
+    .select('password_hash')
+    .where('name', '=', name)
+    .executeTakeFirst();
   const ok = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));
   return row !== undefined && ok;
 }

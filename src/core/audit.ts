@@ -57,19 +57,56 @@ type SignedFields = Omit<StoredRow, 'signature'>;
 
 /** The columns a signature covers, in a fixed order, so that verification does not depend on the dialect. */
 const SIGNED: readonly (keyof SignedFields)[] = [
-  'date', 'startdate', 'duration', 'action', 'success', 'authentication', 'serial', 'token_type',
-  'container_serial', 'container_type', 'user', 'realm', 'resolver', 'administrator', 'action_detail', 'info',
-  'node', 'policies', 'client', 'user_agent', 'user_agent_version', 'log_level', 'clearance_level', 'thread_id',
+  'date',
+  'startdate',
+  'duration',
+  'action',
+  'success',
+  'authentication',
+  'serial',
+  'token_type',
+  'container_serial',
+  'container_type',
+  'user',
+  'realm',
+  'resolver',
+  'administrator',
+  'action_detail',
+  'info',
+  'node',
+  'policies',
+  'client',
+  'user_agent',
+  'user_agent_version',
+  'log_level',
+  'clearance_level',
+  'thread_id',
 ];
 
 function signedText(row: SignedFields): string {
-  return JSON.stringify(SIGNED.map((k) => (k === 'duration' ? Number(row.duration).toFixed(6) : String(row[k]))));
+  return JSON.stringify(
+    SIGNED.map((k) => (k === 'duration' ? Number(row.duration).toFixed(6) : String(row[k]))),
+  );
 }
 
 const LIMITS: Partial<Record<keyof StoredRow, number>> = {
-  action: 100, authentication: 20, serial: 40, token_type: 30, container_serial: 40, container_type: 100,
-  user: 255, realm: 255, resolver: 255, administrator: 255, action_detail: 255, info: 1000, node: 255,
-  policies: 1000, client: 50, user_agent: 255, user_agent_version: 50,
+  action: 100,
+  authentication: 20,
+  serial: 40,
+  token_type: 30,
+  container_serial: 40,
+  container_type: 100,
+  user: 255,
+  realm: 255,
+  resolver: 255,
+  administrator: 255,
+  action_detail: 255,
+  info: 1000,
+  node: 255,
+  policies: 1000,
+  client: 50,
+  user_agent: 255,
+  user_agent_version: 50,
 };
 
 export async function writeAudit(rt: Runtime, e: AuditEntry): Promise<number> {
@@ -102,7 +139,8 @@ export async function writeAudit(rt: Runtime, e: AuditEntry): Promise<number> {
   };
   for (const [k, max] of Object.entries(LIMITS) as [keyof SignedFields, number][]) {
     const v = fields[k];
-    if (typeof v === 'string' && v.length > max) (fields as unknown as Record<string, string>)[k] = v.slice(0, max);
+    if (typeof v === 'string' && v.length > max)
+      (fields as unknown as Record<string, string>)[k] = v.slice(0, max);
   }
   const signature = rt.keys.signer.sign(signedText(fields));
   return insertReturningId(rt.store, 'audit', { ...fields, signature });
@@ -110,30 +148,95 @@ export async function writeAudit(rt: Runtime, e: AuditEntry): Promise<number> {
 
 /** Columns as the API names them, in privacyIDEA's order. */
 export const AUDIT_COLUMNS = [
-  'number', 'action', 'success', 'authentication', 'serial', 'date', 'startdate', 'duration', 'token_type',
-  'user', 'realm', 'administrator', 'action_detail', 'info', 'privacyidea_server', 'client', 'user_agent',
-  'user_agent_version', 'log_level', 'policies', 'clearance_level', 'sig_check', 'missing_line', 'resolver',
-  'thread_id', 'container_serial', 'container_type',
+  'number',
+  'action',
+  'success',
+  'authentication',
+  'serial',
+  'date',
+  'startdate',
+  'duration',
+  'token_type',
+  'user',
+  'realm',
+  'administrator',
+  'action_detail',
+  'info',
+  'privacyidea_server',
+  'client',
+  'user_agent',
+  'user_agent_version',
+  'log_level',
+  'policies',
+  'clearance_level',
+  'sig_check',
+  'missing_line',
+  'resolver',
+  'thread_id',
+  'container_serial',
+  'container_type',
 ] as const;
 
 /** Key order of an entry (and of a CSV line). */
 const ENTRY_KEYS = [
-  'number', 'date', 'sig_check', 'missing_line', 'action', 'authentication', 'success', 'serial', 'token_type',
-  'container_serial', 'container_type', 'user', 'realm', 'resolver', 'administrator', 'action_detail', 'info',
-  'privacyidea_server', 'policies', 'client', 'user_agent', 'user_agent_version', 'log_level',
-  'clearance_level', 'startdate', 'duration', 'thread_id',
+  'number',
+  'date',
+  'sig_check',
+  'missing_line',
+  'action',
+  'authentication',
+  'success',
+  'serial',
+  'token_type',
+  'container_serial',
+  'container_type',
+  'user',
+  'realm',
+  'resolver',
+  'administrator',
+  'action_detail',
+  'info',
+  'privacyidea_server',
+  'policies',
+  'client',
+  'user_agent',
+  'user_agent_version',
+  'log_level',
+  'clearance_level',
+  'startdate',
+  'duration',
+  'thread_id',
 ] as const;
 
 export type AuditRecord = Record<(typeof ENTRY_KEYS)[number], string | number>;
 
 /** API name → database column, for the columns that can be filtered. */
 const FILTER_COLUMNS: Record<string, keyof AuditTable> = {
-  number: 'id', privacyidea_server: 'node', action: 'action', success: 'success', authentication: 'authentication',
-  serial: 'serial', date: 'date', startdate: 'startdate', duration: 'duration', token_type: 'token_type',
-  user: 'user', realm: 'realm', administrator: 'administrator', action_detail: 'action_detail', info: 'info',
-  client: 'client', user_agent: 'user_agent', user_agent_version: 'user_agent_version', log_level: 'log_level',
-  policies: 'policies', clearance_level: 'clearance_level', resolver: 'resolver', thread_id: 'thread_id',
-  container_serial: 'container_serial', container_type: 'container_type',
+  number: 'id',
+  privacyidea_server: 'node',
+  action: 'action',
+  success: 'success',
+  authentication: 'authentication',
+  serial: 'serial',
+  date: 'date',
+  startdate: 'startdate',
+  duration: 'duration',
+  token_type: 'token_type',
+  user: 'user',
+  realm: 'realm',
+  administrator: 'administrator',
+  action_detail: 'action_detail',
+  info: 'info',
+  client: 'client',
+  user_agent: 'user_agent',
+  user_agent_version: 'user_agent_version',
+  log_level: 'log_level',
+  policies: 'policies',
+  clearance_level: 'clearance_level',
+  resolver: 'resolver',
+  thread_id: 'thread_id',
+  container_serial: 'container_serial',
+  container_type: 'container_type',
 };
 
 export interface AuditQuery {
@@ -174,8 +277,9 @@ function applyFilters(rt: Runtime, q: AuditSelect, query: AuditQuery): AuditSele
     } else if (value.includes('*')) {
       // '!' as the LIKE escape character: a backslash would need different quoting on MySQL.
       const pattern = value.replace(/[!%_]/g, (c) => `!${c}`).replace(/\*/g, '%');
-      out = out.where((eb: ExpressionBuilder<Database, 'audit'>) =>
-        sql<boolean>`${eb.ref(column)} ${sql.raw(negate ? 'NOT LIKE' : 'LIKE')} ${pattern} ESCAPE '!'`,
+      out = out.where(
+        (eb: ExpressionBuilder<Database, 'audit'>) =>
+          sql<boolean>`${eb.ref(column)} ${sql.raw(negate ? 'NOT LIKE' : 'LIKE')} ${pattern} ESCAPE '!'`,
       );
     } else if (column === 'id' || column === 'duration') {
       if (!/^\d+(\.\d+)?$/.test(value)) throw new ParameterError(`Audit filter '${name}' must be a number`);
@@ -222,7 +326,10 @@ async function toRecords(rt: Runtime, rows: Selectable<AuditTable>[]): Promise<A
   const present = new Set(
     (await rt.store.db.selectFrom('audit').select('id').where('id', 'in', wanted).execute()).map((r) => r.id),
   );
-  const first = await rt.store.db.selectFrom('audit').select((eb) => eb.fn.min('id').as('min')).executeTakeFirst();
+  const first = await rt.store.db
+    .selectFrom('audit')
+    .select((eb) => eb.fn.min('id').as('min'))
+    .executeTakeFirst();
   const firstId = Number(first?.min ?? 0);
   return rows.map((r) => toRecord(rt, r, r.id === firstId || present.has(r.id - 1)));
 }
@@ -285,7 +392,12 @@ export async function* auditCsvLines(rt: Runtime, query: AuditQuery): AsyncGener
       .execute();
     if (rows.length === 0) return;
     for (const rec of await toRecords(rt, rows)) {
-      yield `${ENTRY_KEYS.map((k) => `'${String(rec[k]).replace(/'/g, "''").replace(/[\r\n]+/g, ' ')}'`).join(',')}\n`;
+      yield `${ENTRY_KEYS.map(
+        (k) =>
+          `'${String(rec[k])
+            .replace(/'/g, "''")
+            .replace(/[\r\n]+/g, ' ')}'`,
+      ).join(',')}\n`;
     }
     after = rows.at(-1)!.id;
   }
@@ -297,7 +409,10 @@ export interface RotateResult {
 }
 
 /** Deletes rows older than `maxAgeSeconds` and, beyond that, the oldest rows over `maxRows`. 0 = no limit. */
-export async function rotateAudit(rt: Runtime, limits: { maxAgeSeconds: number; maxRows: number }): Promise<RotateResult> {
+export async function rotateAudit(
+  rt: Runtime,
+  limits: { maxAgeSeconds: number; maxRows: number },
+): Promise<RotateResult> {
   const result: RotateResult = { deletedByAge: 0, deletedByCount: 0 };
   if (limits.maxAgeSeconds > 0) {
     const cutoff = new Date(rt.clock().getTime() - limits.maxAgeSeconds * 1000).toISOString();

@@ -61,10 +61,17 @@ export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult
     // No realms exist until user stores are configured; any realm named is therefore unknown.
     throw new AuthError(`Authentication failure. Unknown realm: ${req.realm}.`, AuthCode.WrongCredentials);
   }
-  if (!req.username) throw new AuthError('Authentication failure. Missing Username', AuthCode.MissingUsername);
+  if (!req.username)
+    throw new AuthError('Authentication failure. Missing Username', AuthCode.MissingUsername);
   const ok = await verifyAdmin(rt, req.username, req.password ?? '');
   if (!ok) throw new AuthError(WRONG_CREDENTIALS, AuthCode.WrongCredentials);
-  const caller: Caller = { role: 'admin', username: req.username, realm: '', authtype: 'password', client: req.client };
+  const caller: Caller = {
+    role: 'admin',
+    username: req.username,
+    realm: '',
+    authtype: 'password',
+    client: req.client,
+  };
   const rights = [...ADMIN_ACTIONS];
   const token = await issueJwt(rt, caller, rights);
   return { caller, token, rights, menus: menusFor(rights) };
@@ -93,7 +100,8 @@ export async function verifyJwt(
   roles: readonly Role[],
   client: string,
 ): Promise<Caller> {
-  if (!token) throw new AuthError('Authentication failure. Missing Authorization header.', AuthCode.MissingAuthHeader);
+  if (!token)
+    throw new AuthError('Authentication failure. Missing Authorization header.', AuthCode.MissingAuthHeader);
   let claims: Record<string, unknown>;
   try {
     ({ payload: claims } = await jwtVerify(token, rt.keys.jwtSecret, {
@@ -103,14 +111,23 @@ export async function verifyJwt(
     }));
   } catch (e) {
     if (e instanceof joseErrors.JWTExpired) {
-      throw new AuthError('Authentication failure. Your token has expired: Signature has expired', AuthCode.TokenExpired);
+      throw new AuthError(
+        'Authentication failure. Your token has expired: Signature has expired',
+        AuthCode.TokenExpired,
+      );
     }
     const reason = e instanceof Error ? e.message : String(e);
-    throw new AuthError(`Authentication failure. Error decoding the Authorization token: ${reason}`, AuthCode.DecodingError);
+    throw new AuthError(
+      `Authentication failure. Error decoding the Authorization token: ${reason}`,
+      AuthCode.DecodingError,
+    );
   }
   const role = claims.role;
   if ((role !== 'admin' && role !== 'user') || typeof claims.username !== 'string') {
-    throw new AuthError('Authentication failure. Error decoding the Authorization token: invalid claims', AuthCode.DecodingError);
+    throw new AuthError(
+      'Authentication failure. Error decoding the Authorization token: invalid claims',
+      AuthCode.DecodingError,
+    );
   }
   if (!roles.includes(role)) {
     throw new AuthError(

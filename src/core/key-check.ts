@@ -1,13 +1,18 @@
 // Several nodes share one database but each has its own data directory. If one of them was started
 // with a different encryption key, it would write secrets that the others cannot read. A sealed
 // canary in the database catches that at start-up.
-import { DatabaseError } from './errors.ts';
+
 import type { Runtime } from './context.ts';
+import { DatabaseError } from './errors.ts';
 
 const CANARY = 'authsrv-key-check';
 
 export async function checkEncryptionKey(rt: Runtime): Promise<void> {
-  const row = await rt.store.db.selectFrom('meta').select('value').where('name', '=', 'key_check').executeTakeFirst();
+  const row = await rt.store.db
+    .selectFrom('meta')
+    .select('value')
+    .where('name', '=', 'key_check')
+    .executeTakeFirst();
   if (!row) {
     await rt.store.db
       .insertInto('meta')

@@ -54,7 +54,11 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
 /** Records this node so that policies and periodic tasks can name it. */
 async function registerNode(rt: Runtime): Promise<void> {
   const now = rt.clock().toISOString();
-  const existing = await rt.store.db.selectFrom('node').select('name').where('name', '=', rt.node).executeTakeFirst();
+  const existing = await rt.store.db
+    .selectFrom('node')
+    .select('name')
+    .where('name', '=', rt.node)
+    .executeTakeFirst();
   if (existing) {
     await rt.store.db.updateTable('node').set({ last_seen: now }).where('name', '=', rt.node).execute();
   } else {

@@ -21,7 +21,11 @@ const TRUE_WHEN_ABSENT = ['PrependPin', 'splitAtSign', 'IncFailCountOnFalsePin',
 
 const BOOLEAN_KEYS = new Set([
   ...TRUE_WHEN_ABSENT,
-  'ReturnSamlAttributesOnFail', 'AutoResync', 'no_auth_counter', 'ResetFailcounterOnPIN', 'DefaultResetFailCount',
+  'ReturnSamlAttributesOnFail',
+  'AutoResync',
+  'no_auth_counter',
+  'ResetFailcounterOnPIN',
+  'DefaultResetFailCount',
 ]);
 
 /** Validation of well-known keys: returns the normalised value or throws. */
@@ -61,13 +65,18 @@ const MAX_DESCRIPTION = 2000;
 
 export function validateEntry(e: ConfigEntry): Required<ConfigEntry> {
   if (!KEY_SYNTAX.test(e.key)) {
-    throw new ParameterError(`Invalid configuration key '${e.key}': use letters, digits, '_', '.', ':' or '-' (at most 255)`);
+    throw new ParameterError(
+      `Invalid configuration key '${e.key}': use letters, digits, '_', '.', ':' or '-' (at most 255)`,
+    );
   }
   const type = e.type ?? '';
   if (!(CONFIG_TYPES as readonly string[]).includes(type)) {
-    throw new ParameterError(`Invalid type '${type}' for ${e.key}: use int, string, text, password or public`);
+    throw new ParameterError(
+      `Invalid type '${type}' for ${e.key}: use int, string, text, password or public`,
+    );
   }
-  if (e.value.length > MAX_VALUE) throw new ParameterError(`The value of ${e.key} is longer than ${MAX_VALUE} characters`);
+  if (e.value.length > MAX_VALUE)
+    throw new ParameterError(`The value of ${e.key} is longer than ${MAX_VALUE} characters`);
   const description = e.description ?? '';
   if (description.length > MAX_DESCRIPTION) {
     throw new ParameterError(`The description of ${e.key} is longer than ${MAX_DESCRIPTION} characters`);
@@ -83,10 +92,16 @@ export function validateEntry(e: ConfigEntry): Required<ConfigEntry> {
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** Stores entries all-or-nothing; returns for each key whether it was inserted or updated. */
-export async function setConfig(ctx: Context, entries: ConfigEntry[]): Promise<Record<string, 'insert' | 'update'>> {
+export async function setConfig(
+  ctx: Context,
+  entries: ConfigEntry[],
+): Promise<Record<string, 'insert' | 'update'>> {
   if (entries.length === 0) throw new ParameterError('No configuration values given');
   const valid = entries.map(validateEntry);
-  const sealed = valid.map((e) => ({ ...e, value: e.type === 'password' ? ctx.hsm.encrypt(e.value) : e.value }));
+  const sealed = valid.map((e) => ({
+    ...e,
+    value: e.type === 'password' ? ctx.hsm.encrypt(e.value) : e.value,
+  }));
   return ctx.store.db.transaction().execute(async (trx) => {
     const out: Record<string, 'insert' | 'update'> = {};
     for (const e of sealed) out[e.key] = await upsert(trx, e);
@@ -98,7 +113,10 @@ async function upsert(db: Db, e: Required<ConfigEntry>): Promise<'insert' | 'upd
   const row = { value: e.value, type: e.type, description: e.description };
   const r = await db.updateTable('config').set(row).where('name', '=', e.key).executeTakeFirst();
   if (Number(r.numUpdatedRows) > 0) return 'update';
-  await db.insertInto('config').values({ name: e.key, ...row }).execute();
+  await db
+    .insertInto('config')
+    .values({ name: e.key, ...row })
+    .execute();
   return 'insert';
 }
 
@@ -141,7 +159,10 @@ export const DEFAULT_KEYS = [
  * /system/setDefault: the token defaults, names matched case-insensitively. Parameters other than
  * these five are refused, so a typo never passes silently.
  */
-export async function setDefaults(ctx: Context, params: Record<string, string>): Promise<Record<string, string>> {
+export async function setDefaults(
+  ctx: Context,
+  params: Record<string, string>,
+): Promise<Record<string, string>> {
   const entries: ConfigEntry[] = [];
   for (const [name, value] of Object.entries(params)) {
     const key = DEFAULT_KEYS.find((k) => k.toLowerCase() === name.toLowerCase());

@@ -17,7 +17,8 @@ export function randomKey(lenParam: string | undefined, encodeParam: string | un
     throw new ParameterError(`len must be a whole number of bytes from 1 to ${MAX_RANDOM_BYTES}`);
   }
   const encode = encodeParam || 'hex';
-  if (encode !== 'hex' && encode !== 'b64') throw new ParameterError(`encode must be hex or b64, got '${encode}'`);
+  if (encode !== 'hex' && encode !== 'b64')
+    throw new ParameterError(`encode must be hex or b64, got '${encode}'`);
   return randomBytes(len).toString(encode === 'hex' ? 'hex' : 'base64');
 }
 
@@ -58,7 +59,12 @@ export async function documentation(ctx: Context): Promise<string> {
   lines.push(...rstTable(['Key', 'Value'], Object.entries(config)));
   heading('Administrators', '-');
   const admins = await listAdmins(ctx);
-  lines.push(...rstTable(['Name', 'Created'], admins.map((a) => [a.name, a.createdAt])));
+  lines.push(
+    ...rstTable(
+      ['Name', 'Created'],
+      admins.map((a) => [a.name, a.createdAt]),
+    ),
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -86,9 +92,12 @@ export async function gpgKeys(ctx: Context): Promise<Record<string, GpgKey>> {
   if (home === '' || !existsSync(home)) return {};
   const gpg = async (...args: string[]) => {
     try {
-      return (await run('gpg', ['--homedir', home, '--batch', '--no-tty', ...args], { maxBuffer: 16 << 20 })).stdout;
+      return (await run('gpg', ['--homedir', home, '--batch', '--no-tty', ...args], { maxBuffer: 16 << 20 }))
+        .stdout;
     } catch (e) {
-      throw new ConfigAdminError(`Cannot read the GnuPG keys in ${home}: ${(e as Error).message.split('\n')[0]}`);
+      throw new ConfigAdminError(
+        `Cannot read the GnuPG keys in ${home}: ${(e as Error).message.split('\n')[0]}`,
+      );
     }
   };
   const listing = await gpg('--with-colons', '--fingerprint', '--list-keys');

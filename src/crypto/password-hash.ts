@@ -16,7 +16,14 @@ function derive(password: string, salt: Buffer, p: Argon2Params): Promise<Buffer
   return new Promise((resolve, reject) => {
     argon2(
       'argon2id',
-      { message: password, nonce: salt, parallelism: p.parallelism, tagLength: TAG_BYTES, memory: p.memoryKiB, passes: p.passes },
+      {
+        message: password,
+        nonce: salt,
+        parallelism: p.parallelism,
+        tagLength: TAG_BYTES,
+        memory: p.memoryKiB,
+        passes: p.passes,
+      },
       (err, key) => (err ? reject(err) : resolve(key)),
     );
   });

@@ -66,7 +66,10 @@ export class SecurityModule {
     if (this.key) throw new HsmError('HSM already set up.');
     const f = this.file as ProtectedKeyFile;
     try {
-      this.key = Buffer.from(open(kdf(password, Buffer.from(f.kdf.salt, 'base64'), f.kdf), f.sealed), 'base64');
+      this.key = Buffer.from(
+        open(kdf(password, Buffer.from(f.kdf.salt, 'base64'), f.kdf), f.sealed),
+        'base64',
+      );
     } catch {
       throw new HsmError('Wrong password for the security module.');
     }
@@ -75,7 +78,8 @@ export class SecurityModule {
   /** Protects the key file with a password (or changes it); the module must be ready. */
   protect(password: string): void {
     const key = this.requireKey();
-    if (password.length < 8) throw new HsmError('The security module password must have at least 8 characters.');
+    if (password.length < 8)
+      throw new HsmError('The security module password must have at least 8 characters.');
     const salt = randomBytes(16);
     const file: ProtectedKeyFile = {
       format: 'authsrv-key-1',
@@ -95,7 +99,8 @@ export class SecurityModule {
   }
 
   private requireKey(): Buffer {
-    if (!this.key) throw new HsmError('The security module is not ready: set its password first (POST /system/hsm).');
+    if (!this.key)
+      throw new HsmError('The security module is not ready: set its password first (POST /system/hsm).');
     return this.key;
   }
 }

@@ -31,7 +31,11 @@ export class Signer {
     return verify(
       'sha256',
       Buffer.from(text, 'utf8'),
-      { key: this.publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO },
+      {
+        key: this.publicKey,
+        padding: constants.RSA_PKCS1_PSS_PADDING,
+        saltLength: constants.RSA_PSS_SALTLEN_AUTO,
+      },
       Buffer.from(hex, 'hex'),
     );
   }

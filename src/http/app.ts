@@ -46,10 +46,19 @@ export function createApp(rt: Runtime): Koa {
     const now = rt.clock();
     const nonce = state.params.str('nonce');
     if (failure !== undefined) {
-      if (!(failure instanceof AuthsrvError)) rt.log.error({ err: failure, path: koa.path }, 'unexpected error');
-      koa.status = failure instanceof AuthError ? 401 : failure instanceof RequestBodyError ? failure.httpStatus : failure instanceof AuthsrvError ? 200 : 500;
+      if (!(failure instanceof AuthsrvError))
+        rt.log.error({ err: failure, path: koa.path }, 'unexpected error');
+      koa.status =
+        failure instanceof AuthError
+          ? 401
+          : failure instanceof RequestBodyError
+            ? failure.httpStatus
+            : failure instanceof AuthsrvError
+              ? 200
+              : 500;
       sendJson(koa, serialise(errorEnvelope(failure, now), signer, nonce));
-      if (state.audit) state.audit.info ||= failure instanceof AuthsrvError ? failure.message : 'internal error';
+      if (state.audit)
+        state.audit.info ||= failure instanceof AuthsrvError ? failure.message : 'internal error';
     } else if (state.reply && 'file' in state.reply) {
       sendFile(koa, state.reply);
       if (state.audit) state.audit.success = true;

@@ -1,8 +1,8 @@
 // Every JSON answer: privacyIDEA's envelope (reference 1.1, 1.2), serialised like Python's
 // json.dumps(sort_keys=True) and, when enabled, signed with the server's RSA key.
 import { AuthsrvError } from '../core/errors.ts';
-import type { Signer } from '../crypto/signer.ts';
 import { pythonJsonDumps } from '../crypto/python-json.ts';
+import type { Signer } from '../crypto/signer.ts';
 import { API_LEVEL, VERSION } from '../version.ts';
 
 export interface Reply {
@@ -16,7 +16,10 @@ export const VERSION_TEXT = `privacyIDEA ${API_LEVEL} (authsrv ${VERSION})`;
 const THREAD_ID = process.pid;
 
 function authenticationOf(value: unknown, detail: Record<string, unknown> | undefined): string {
-  const v = value !== null && typeof value === 'object' && 'auth' in value ? (value as { auth: unknown }).auth : value;
+  const v =
+    value !== null && typeof value === 'object' && 'auth' in value
+      ? (value as { auth: unknown }).auth
+      : value;
   if (v === 'CHALLENGE') return 'CHALLENGE';
   const multi = detail?.multi_challenge;
   if ((Array.isArray(multi) && multi.length > 0) || detail?.passkey !== undefined) return 'CHALLENGE';
@@ -37,7 +40,8 @@ export function successEnvelope(reply: Reply, now: Date): Record<string, unknown
     versionnumber: API_LEVEL,
     time: now.getTime() / 1000,
   };
-  if (reply.detail && Object.keys(reply.detail).length > 0) env.detail = { ...reply.detail, threadid: THREAD_ID };
+  if (reply.detail && Object.keys(reply.detail).length > 0)
+    env.detail = { ...reply.detail, threadid: THREAD_ID };
   return env;
 }
 
@@ -61,7 +65,11 @@ export function errorEnvelope(err: unknown, now: Date): Record<string, unknown> 
 }
 
 /** Serialises an envelope; signs it (with the request's nonce echoed) when a signer is given. */
-export function serialise(envelope: Record<string, unknown>, signer: Signer | undefined, nonce: string | undefined): string {
+export function serialise(
+  envelope: Record<string, unknown>,
+  signer: Signer | undefined,
+  nonce: string | undefined,
+): string {
   if (!signer) return pythonJsonDumps(envelope);
   const body = nonce === undefined ? envelope : { ...envelope, nonce };
   const signature = signer.sign(pythonJsonDumps(body));

@@ -12,7 +12,10 @@ export class Params {
   /** Uploaded files of a multipart body, by field name. */
   readonly files: Record<string, { name: string; content: string }>;
 
-  constructor(values: Record<string, ParamValue>, files: Record<string, { name: string; content: string }> = {}) {
+  constructor(
+    values: Record<string, ParamValue>,
+    files: Record<string, { name: string; content: string }> = {},
+  ) {
     this.values = values;
     this.files = files;
   }
@@ -100,7 +103,9 @@ export async function parseParams(raw: RawRequest): Promise<Params> {
     } else if (type === 'multipart/form-data') {
       let form: FormData;
       try {
-        form = await new Response(new Uint8Array(raw.body), { headers: { 'content-type': raw.contentType! } }).formData();
+        form = await new Response(new Uint8Array(raw.body), {
+          headers: { 'content-type': raw.contentType! },
+        }).formData();
       } catch {
         throw new RequestBodyError('The multipart body is malformed', 400);
       }
@@ -132,7 +137,11 @@ function parseJsonObject(body: Buffer, declared: boolean): Record<string, ParamV
 }
 
 /** Path variables win over every other source and are unquoted like form values. */
-export function withPathParams(p: Params, path: Record<string, string>, userAgent: string | undefined): Params {
+export function withPathParams(
+  p: Params,
+  path: Record<string, string>,
+  userAgent: string | undefined,
+): Params {
   const unquote = needsSecondUnquote(userAgent) ? pythonUnquote : (s: string) => s;
   const values = { ...p.values };
   for (const [k, v] of Object.entries(path)) values[k] = unquote(v);

@@ -1,7 +1,7 @@
 // The shape every endpoint follows: merged parameters, authentication for the roles it admits, the
 // service call, and a reply that the app turns into the envelope. Route files stay declarative.
 import type Router from '@koa/router';
-import { newAuditEntry, type AuditEntry } from '../core/audit.ts';
+import { type AuditEntry, newAuditEntry } from '../core/audit.ts';
 import { verifyJwt } from '../core/auth.ts';
 import type { Caller, Context, Role, Runtime } from '../core/context.ts';
 import { withCaller } from '../core/context.ts';
@@ -67,7 +67,12 @@ export function routeTable(router: Router, rt: Runtime): RouteTable {
             if (options.audit !== false) state.audit = audit;
             const params = withPathParams(state.params, koa.params as Record<string, string>, ua);
             const caller = options.roles
-              ? await verifyJwt(rt, koa.get('PI-Authorization') || koa.get('Authorization') || undefined, options.roles, state.client)
+              ? await verifyJwt(
+                  rt,
+                  koa.get('PI-Authorization') || koa.get('Authorization') || undefined,
+                  options.roles,
+                  state.client,
+                )
               : undefined;
             if (caller?.role === 'admin') audit.administrator = caller.username;
             else if (caller) {

@@ -63,7 +63,12 @@ export function openDatabase(url: string, baseDir = process.cwd()): Store {
     return { db, dialect, close: () => db.destroy() };
   }
   const mysqlUrl = url.replace(/^mariadb:/, 'mysql:');
-  const pool = createMysqlPool({ uri: mysqlUrl, connectionLimit: 10, supportBigNumbers: true, timezone: 'Z' });
+  const pool = createMysqlPool({
+    uri: mysqlUrl,
+    connectionLimit: 10,
+    supportBigNumbers: true,
+    timezone: 'Z',
+  });
   const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
   return { db, dialect, close: () => db.destroy() };
 }
@@ -79,7 +84,11 @@ export async function migrate(store: Store): Promise<string[]> {
 }
 
 /** Inserts one audit row and returns its generated id, on every dialect. */
-export async function insertReturningId(store: Store, table: 'audit', values: Insertable<AuditTable>): Promise<number> {
+export async function insertReturningId(
+  store: Store,
+  table: 'audit',
+  values: Insertable<AuditTable>,
+): Promise<number> {
   if (store.dialect === 'mysql') {
     const r = await store.db.insertInto(table).values(values).executeTakeFirstOrThrow();
     return Number(r.insertId);

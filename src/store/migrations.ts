@@ -41,7 +41,9 @@ const MIGRATIONS: Record<string, { up: Build }> = {
       const v = (n: number) => `varchar(${n})` as const;
       await db.schema
         .createTable('audit')
-        .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
         .addColumn('date', v(32), (c) => c.notNull())
         .addColumn('startdate', v(32), (c) => c.notNull())
         .addColumn('duration', 'double precision', (c) => c.notNull())

@@ -20,7 +20,11 @@ export function adminCommand(): Command {
     .action(async (o: { json?: boolean }, cmd: Command) => {
       const admins = await withContext(cmd, (ctx) => listAdmins(ctx));
       if (o.json) printJson(admins);
-      else printTable(['Name', 'Created'], admins.map((a) => [a.name, a.createdAt]));
+      else
+        printTable(
+          ['Name', 'Created'],
+          admins.map((a) => [a.name, a.createdAt]),
+        );
     });
   admin
     .command('delete <name>')
@@ -35,7 +39,9 @@ export function adminCommand(): Command {
     .option('--password-stdin', 'read the password from standard input')
     .action(async (name: string, o: { passwordStdin?: boolean }, cmd: Command) => {
       const password = await readNewPassword(o.passwordStdin === true);
-      await withContext(cmd, (ctx) => audited(ctx, 'admin passwd', name, () => setAdminPassword(ctx, name, password)));
+      await withContext(cmd, (ctx) =>
+        audited(ctx, 'admin passwd', name, () => setAdminPassword(ctx, name, password)),
+      );
       console.log(`Password of '${name}' changed.`);
     });
   return admin;

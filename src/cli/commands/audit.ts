@@ -1,8 +1,15 @@
-import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { Command } from 'commander';
-import { type AuditQuery, auditCsvLines, countAudit, rotateAudit, searchAudit, verifyAudit } from '../../core/audit.ts';
 import { parseDuration } from '../../config/duration.ts';
+import {
+  type AuditQuery,
+  auditCsvLines,
+  countAudit,
+  rotateAudit,
+  searchAudit,
+  verifyAudit,
+} from '../../core/audit.ts';
 import { ParameterError } from '../../core/errors.ts';
 import { audited, printJson, printTable, withContext } from '../common.ts';
 import { Progress } from '../progress.ts';
@@ -32,19 +39,39 @@ export function auditCommand(): Command {
     .option('--page <n>', 'page number', integer, 1)
     .option('--page-size <n>', 'entries per page', integer, 15)
     .option('--json', 'print JSON')
-    .action(async (words: string[], o: { timelimit?: string; page: number; pageSize: number; json?: boolean }, cmd: Command) => {
-      const query: AuditQuery = { filters: filtersOf(words), timelimit: o.timelimit, page: o.page, pageSize: o.pageSize };
-      const page = await withContext(cmd, (ctx) => searchAudit(ctx, query));
-      if (o.json) return printJson(page);
-      printTable(
-        ['#', 'date', 'action', 'ok', 'user', 'realm', 'admin', 'serial', 'client', 'info', 'sig'],
-        page.auditdata.map((e) => [
-          e.number, e.date, e.action, e.success, e.user, e.realm, e.administrator, e.serial, e.client,
-          String(e.info).slice(0, 40), e.sig_check,
-        ]),
-      );
-      console.log(`page ${page.current}, ${page.count} entries in all`);
-    });
+    .action(
+      async (
+        words: string[],
+        o: { timelimit?: string; page: number; pageSize: number; json?: boolean },
+        cmd: Command,
+      ) => {
+        const query: AuditQuery = {
+          filters: filtersOf(words),
+          timelimit: o.timelimit,
+          page: o.page,
+          pageSize: o.pageSize,
+        };
+        const page = await withContext(cmd, (ctx) => searchAudit(ctx, query));
+        if (o.json) return printJson(page);
+        printTable(
+          ['#', 'date', 'action', 'ok', 'user', 'realm', 'admin', 'serial', 'client', 'info', 'sig'],
+          page.auditdata.map((e) => [
+            e.number,
+            e.date,
+            e.action,
+            e.success,
+            e.user,
+            e.realm,
+            e.administrator,
+            e.serial,
+            e.client,
+            String(e.info).slice(0, 40),
+            e.sig_check,
+          ]),
+        );
+        console.log(`page ${page.current}, ${page.count} entries in all`);
+      },
+    );
   audit
     .command('export [filters...]')
     .description('write entries as privacyIDEA CSV, oldest first')
@@ -81,7 +108,9 @@ export function auditCommand(): Command {
           maxRows: o.maxRows ?? ctx.config.audit.maxRows,
         };
         if (limits.maxAgeSeconds === 0 && limits.maxRows === 0) {
-          throw new ParameterError('No limit given: use --max-age or --max-rows, or set audit.max_age / audit.max_rows');
+          throw new ParameterError(
+            'No limit given: use --max-age or --max-rows, or set audit.max_age / audit.max_rows',
+          );
         }
         return audited(ctx, 'audit rotate', JSON.stringify(limits), () => rotateAudit(ctx, limits));
       });
@@ -100,7 +129,9 @@ export function auditCommand(): Command {
       });
       if (o.json) printJson(r);
       else {
-        console.log(`${r.checked} entries checked, ${r.badSignatures.length} with a bad signature, ${r.gapsAfter.length} gaps.`);
+        console.log(
+          `${r.checked} entries checked, ${r.badSignatures.length} with a bad signature, ${r.gapsAfter.length} gaps.`,
+        );
         if (r.badSignatures.length) console.log(`Bad signatures: ${r.badSignatures.slice(0, 50).join(', ')}`);
         if (r.gapsAfter.length) console.log(`Entries missing after: ${r.gapsAfter.slice(0, 50).join(', ')}`);
       }

@@ -1,6 +1,12 @@
 import { Command } from 'commander';
-import { deleteConfig, getConfigValue, listConfig, setConfig, setDefaults } from '../../core/system-config.ts';
 import { ParameterError } from '../../core/errors.ts';
+import {
+  deleteConfig,
+  getConfigValue,
+  listConfig,
+  setConfig,
+  setDefaults,
+} from '../../core/system-config.ts';
 import { audited, printJson, printTable, withContext } from '../common.ts';
 
 export function configCommand(): Command {
@@ -29,7 +35,9 @@ export function configCommand(): Command {
     .option('--description <text>', 'what the entry is for')
     .action(async (key: string, value: string, o: { type?: string; description?: string }, cmd: Command) => {
       const r = await withContext(cmd, (ctx) =>
-        audited(ctx, 'config set', key, () => setConfig(ctx, [{ key, value, type: o.type, description: o.description }])),
+        audited(ctx, 'config set', key, () =>
+          setConfig(ctx, [{ key, value, type: o.type, description: o.description }]),
+        ),
       );
       console.log(`${key}: ${r[key]}`);
     });
@@ -50,7 +58,9 @@ export function configCommand(): Command {
         if (i <= 0) throw new ParameterError(`'${a}' is not of the form Name=value`);
         params[a.slice(0, i)] = a.slice(i + 1);
       }
-      const r = await withContext(cmd, (ctx) => audited(ctx, 'config set-default', assignments.join(' '), () => setDefaults(ctx, params)));
+      const r = await withContext(cmd, (ctx) =>
+        audited(ctx, 'config set-default', assignments.join(' '), () => setDefaults(ctx, params)),
+      );
       for (const [k, v] of Object.entries(r)) console.log(`${k}: ${v}`);
     });
   return config;

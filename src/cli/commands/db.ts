@@ -1,8 +1,8 @@
 import { Command } from 'commander';
+import pino from 'pino';
 import { openRuntime } from '../../core/runtime.ts';
 import { migrate } from '../../store/database.ts';
 import { configFrom } from '../common.ts';
-import pino from 'pino';
 
 export function dbCommand(): Command {
   const db = new Command('db').description('database maintenance');
@@ -12,7 +12,9 @@ export function dbCommand(): Command {
       const rt = await openRuntime(configFrom(cmd), { migrate: false, logger: pino({ level: 'warn' }) });
       try {
         const applied = await migrate(rt.store);
-        console.log(applied.length === 0 ? 'Database schema is up to date.' : `Applied: ${applied.join(', ')}`);
+        console.log(
+          applied.length === 0 ? 'Database schema is up to date.' : `Applied: ${applied.join(', ')}`,
+        );
       } finally {
         await rt.store.close();
       }

@@ -10,43 +10,49 @@ import { configFrom } from '../common.ts';
 const ROTATE_EVERY_MS = 3_600_000;
 
 export function serveCommand(): Command {
-  return new Command('serve').description('run the authentication server').action(async (_opts, cmd: Command) => {
-    const config = configFrom(cmd);
-    const rt = await openRuntime(config);
-    const operator = withCaller(rt, localOperator());
-    const password = await ensureInitialAdmin(operator);
-    if (password) {
-      console.log(`Created administrator "admin" with password: ${password}`);
-      console.log('This password is shown only once. Change it with: authsrv admin passwd admin');
-    }
-    if (!rt.hsm.isReady()) {
-      console.log('The encryption key is password protected: unlock it with POST /system/hsm (or security.key_password_file).');
-    }
-    const server = await startServer(rt);
-    console.log(`authsrv ${VERSION} listening on ${server.url} (node ${rt.node}, database ${rt.store.dialect})`);
-
-    const { maxAgeSeconds, maxRows } = config.audit;
-    const rotate = async () => {
-      try {
-        const r = await rotateAudit(rt, { maxAgeSeconds, maxRows });
-        if (r.deletedByAge + r.deletedByCount > 0) rt.log.info(r, 'audit rotated');
-      } catch (e) {
-        rt.log.error({ err: e }, 'audit rotation failed');
+  return new Command('serve')
+    .description('run the authentication server')
+    .action(async (_opts, cmd: Command) => {
+      const config = configFrom(cmd);
+      const rt = await openRuntime(config);
+      const operator = withCaller(rt, localOperator());
+      const password = await ensureInitialAdmin(operator);
+      if (password) {
+        console.log(`Created administrator "admin" with password: ${password}`);
+        console.log('This password is shown only once. Change it with: authsrv admin passwd admin');
       }
-    };
-    const timer = maxAgeSeconds > 0 || maxRows > 0 ? setInterval(rotate, ROTATE_EVERY_MS) : undefined;
-    timer?.unref();
+      if (!rt.hsm.isReady()) {
+        console.log(
+          'The encryption key is password protected: unlock it with POST /system/hsm (or security.key_password_file).',
+        );
+      }
+      const server = await startServer(rt);
+      console.log(
+        `authsrv ${VERSION} listening on ${server.url} (node ${rt.node}, database ${rt.store.dialect})`,
+      );
 
-    await new Promise<void>((resolve) => {
-      const stop = async (signal: string) => {
-        rt.log.info({ signal }, 'shutting down');
-        if (timer) clearInterval(timer);
-        await server.close();
-        await rt.store.close();
-        resolve();
+      const { maxAgeSeconds, maxRows } = config.audit;
+      const rotate = async () => {
+        try {
+          const r = await rotateAudit(rt, { maxAgeSeconds, maxRows });
+          if (r.deletedByAge + r.deletedByCount > 0) rt.log.info(r, 'audit rotated');
+        } catch (e) {
+          rt.log.error({ err: e }, 'audit rotation failed');
+        }
       };
-      process.once('SIGTERM', () => void stop('SIGTERM'));
-      process.once('SIGINT', () => void stop('SIGINT'));
+      const timer = maxAgeSeconds > 0 || maxRows > 0 ? setInterval(rotate, ROTATE_EVERY_MS) : undefined;
+      timer?.unref();
+
+      await new Promise<void>((resolve) => {
+        const stop = async (signal: string) => {
+          rt.log.info({ signal }, 'shutting down');
+          if (timer) clearInterval(timer);
+          await server.close();
+          await rt.store.close();
+          resolve();
+        };
+        process.once('SIGTERM', () => void stop('SIGTERM'));
+        process.once('SIGINT', () => void stop('SIGINT'));
+      });
     });
-  });
 }

@@ -15,8 +15,15 @@ function auditQuery(params: Params): AuditQuery {
     return Number(v);
   };
   const sortorder = params.str('sortorder') ?? 'desc';
-  if (sortorder !== 'asc' && sortorder !== 'desc') throw new ParameterError("sortorder must be 'asc' or 'desc'");
-  return { filters, timelimit: params.str('timelimit') || undefined, page: int('page'), pageSize: int('page_size'), sortorder };
+  if (sortorder !== 'asc' && sortorder !== 'desc')
+    throw new ParameterError("sortorder must be 'asc' or 'desc'");
+  return {
+    filters,
+    timelimit: params.str('timelimit') || undefined,
+    page: int('page'),
+    pageSize: int('page_size'),
+    sortorder,
+  };
 }
 
 export function auditRoutes(r: RouteTable): void {

@@ -1,6 +1,12 @@
-import type { ConfigEntry } from '../../core/system-config.ts';
-import { deleteConfig, getConfigValue, listConfig, setConfig, setDefaults } from '../../core/system-config.ts';
 import { documentation, gpgKeys, hsmStatus, hsmUnlock, randomKey } from '../../core/system.ts';
+import type { ConfigEntry } from '../../core/system-config.ts';
+import {
+  deleteConfig,
+  getConfigValue,
+  listConfig,
+  setConfig,
+  setDefaults,
+} from '../../core/system-config.ts';
 import type { Params } from '../params.ts';
 import type { RouteTable } from '../route.ts';
 

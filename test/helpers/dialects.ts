@@ -1,0 +1,69 @@
+// The databases a storage or API test runs on: SQLite always, PostgreSQL and MariaDB/MySQL when
+// AUTHSRV_TEST_POSTGRES_URL / AUTHSRV_TEST_MYSQL_URL name a server. Each test gets a database of
+// its own, created empty and dropped afterwards.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
+import pg from 'pg';
+
+export type DialectName = 'sqlite' | 'postgres' | 'mysql';
+
+export function testDialects(): DialectName[] {
+  const out: DialectName[] = ['sqlite'];
+  if (process.env.AUTHSRV_TEST_POSTGRES_URL) out.push('postgres');
+  if (process.env.AUTHSRV_TEST_MYSQL_URL) out.push('mysql');
+  return out;
+}
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+function withDatabase(base: string, name: string): string {
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export async function createTestDatabase(dialect: DialectName, dir?: string): Promise<TestDatabase> {
+  const name = `authsrv_t_${randomBytes(6).toString('hex')}`;
+  if (dialect === 'sqlite') {
+    const own = dir === undefined;
+    const base = dir ?? mkdtempSync(join(tmpdir(), 'authsrv-db-'));
+    return {
+      url: `sqlite:${join(base, `${name}.db`)}`,
+      drop: async () => (own ? rmSync(base, { recursive: true, force: true }) : undefined),
+    };
+  }
+  if (dialect === 'postgres') {
+    const base = process.env.AUTHSRV_TEST_POSTGRES_URL!;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    return {
+      url: withDatabase(base, name),
+      drop: async () => {
+        const c = new pg.Client({ connectionString: base });
+        await c.connect();
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await c.end();
+      },
+    };
+  }
+  const base = process.env.AUTHSRV_TEST_MYSQL_URL!;
+  const c = await createConnection(base);
+  await c.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  await c.end();
+  return {
+    url: withDatabase(base, name),
+    drop: async () => {
+      const d = await createConnection(base);
+      await d.query(`DROP DATABASE IF EXISTS ${name}`);
+      await d.end();
+    },
+  };
+}
