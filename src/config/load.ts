@@ -18,8 +18,11 @@ export interface LoadOptions {
 }
 
 const DEFAULT_FILE = 'authsrv.toml';
-/** Environment names that belong to the tooling, not to the server's configuration. */
-const ENV_NOT_CONFIG = /^AUTHSRV_(CONFIG|TEST_.*)$/;
+/**
+ * Environment names that belong to the tooling, not to the server's configuration: the config
+ * file's path, the test suite's database URLs and the CLI's stack-trace switch (src/cli/program.ts).
+ */
+const ENV_NOT_CONFIG = /^AUTHSRV_(CONFIG|DEBUG|TEST_.*)$/;
 
 export function envName(key: string): string {
   return `AUTHSRV_${key.replace(/\./g, '_').toUpperCase()}`;
@@ -27,7 +30,11 @@ export function envName(key: string): string {
 
 export function loadConfig(options: LoadOptions = {}): Config {
   const env = options.env ?? process.env;
-  const file = options.file ?? env.AUTHSRV_CONFIG ?? (existsSync(DEFAULT_FILE) ? DEFAULT_FILE : undefined);
+  // An empty AUTHSRV_CONFIG (e.g. `AUTHSRV_CONFIG= authsrv …`) means unset, not a file named ''.
+  const file =
+    options.file ??
+    (env.AUTHSRV_CONFIG || undefined) ??
+    (existsSync(DEFAULT_FILE) ? DEFAULT_FILE : undefined);
   const values: FlatValues = {};
   for (const spec of CONFIG_KEYS) values[spec.key] = spec.default;
 
@@ -156,11 +163,11 @@ function check<T extends string | number | string[]>(spec: KeySpec, value: T, la
   }
   if (spec.key === 'http.trusted_proxies') {
     for (const entry of value as string[]) {
-      const [addr, bits] = entry.split('/');
+      const [addr, bits, ...rest] = entry.split('/');
       const family = isIP(addr ?? '');
       const maxBits = family === 6 ? 128 : 32;
-      const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
-      if (family === 0 || !bitsOk)
+      const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+      if (family === 0 || !bitsOk || rest.length > 0)
         throw new ConfigError(`${label}: '${entry}' is not an IP address or CIDR range`);
     }
   }
@@ -168,6 +175,10 @@ function check<T extends string | number | string[]>(spec: KeySpec, value: T, la
 }
 
 function crossCheck(config: Config): void {
+  // An empty data_dir would scatter the key files into the working directory; an empty host
+  // would listen on every interface, which must be asked for explicitly (0.0.0.0 or ::).
+  if (config.dataDir.trim() === '') throw new ConfigError('data_dir must not be empty');
+  if (config.http.host.trim() === '') throw new ConfigError('http.host must not be empty');
   if ((config.http.tlsCert === '') !== (config.http.tlsKey === '')) {
     throw new ConfigError('http.tls_cert and http.tls_key must be set together');
   }
@@ -179,7 +190,11 @@ function crossCheck(config: Config): void {
   }
 }
 
-/** A database URL without its password, safe for logs and error messages. */
+/**
+ * A database URL without its password, safe for logs and error messages. The password ends at the
+ * last '@', since people do not always percent-encode an '@' or '/' in it; a `password=` query
+ * parameter (libpq accepts one) is hidden too.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+  return url.replace(/(\/\/[^:/@]*:).*@/, '$1***@').replace(/([?&]password=)[^&]*/gi, '$1***');
 }

@@ -1,6 +1,7 @@
 // Opens everything a server or a CLI command needs, in one place, so both behave the same: the
 // data directory with its keys, the database (migrated to the latest schema) and the node record.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
@@ -9,6 +10,7 @@ import { SecurityModule } from '../crypto/security-module.ts';
 import { loadServerKeys } from '../crypto/server-keys.ts';
 import { defaultDatabaseUrl, migrate, openDatabase } from '../store/database.ts';
 import type { Runtime } from './context.ts';
+import { HsmError } from './errors.ts';
 import { checkEncryptionKey } from './key-check.ts';
 
 export interface OpenOptions {
@@ -23,8 +25,13 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
   ensureDataDir(dataDir);
   const hsm = SecurityModule.load(dataDir);
   if (!hsm.isReady() && config.security.keyPasswordFile !== '') {
-    const { readFileSync } = await import('node:fs');
-    hsm.unlock(readFileSync(config.security.keyPasswordFile, 'utf8').replace(/\r?\n$/, ''));
+    const file = config.security.keyPasswordFile;
+    try {
+      hsm.unlock(readKeyPassword(file));
+    } catch (e) {
+      if (!(e instanceof HsmError) || e.message.includes(file)) throw e;
+      throw new HsmError(`${e.message} (password read from security.key_password_file ${file})`);
+    }
   }
   const keys = loadServerKeys(dataDir);
   const store = openDatabase(config.databaseUrl || defaultDatabaseUrl(dataDir), dataDir);
@@ -42,7 +49,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
     };
     if (options.migrate !== false) {
       await registerNode(runtime);
-      if (hsm.isReady()) await checkEncryptionKey(runtime);
+      await checkEncryptionKey(runtime);
     }
     return runtime;
   } catch (e) {
@@ -68,4 +75,17 @@ async function registerNode(rt: Runtime): Promise<void> {
       .execute()
       .catch(() => undefined); // another process registered the same node name at the same moment
   }
+}
+
+/** The password of a protected encryption key: the first line of security.key_password_file. */
+function readKeyPassword(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new HsmError(`Cannot read security.key_password_file ${file}: ${(e as Error).message}`);
+  }
+  const password = text.split(/\r?\n/)[0] ?? '';
+  if (password === '') throw new HsmError(`security.key_password_file ${file} is empty`);
+  return password;
 }

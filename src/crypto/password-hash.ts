@@ -37,15 +37,36 @@ export async function hashPassword(password: string, params: Argon2Params = DEFA
   return `$argon2id$v=19$m=${params.memoryKiB},t=${params.passes},p=${params.parallelism}$${b64(salt)}$${b64(tag)}`;
 }
 
-const PHC = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
+const PHC = /^\$argon2id\$v=19\$m=(\d{1,10}),t=(\d{1,10}),p=(\d{1,10})\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
+
+// Bounds on what a stored hash may ask for: a damaged or planted row must not make one login
+// allocate gigabytes or run for minutes on the thread pool.
+const MAX_MEMORY_KIB = 1_048_576;
+const MAX_PASSES = 64;
+const MAX_PARALLELISM = 16;
 
 export async function verifyPassword(password: string, phc: string): Promise<boolean> {
   const m = PHC.exec(phc);
   if (!m) return false;
   const params = { memoryKiB: Number(m[1]), passes: Number(m[2]), parallelism: Number(m[3]) };
+  const salt = Buffer.from(m[4]!, 'base64');
   const expected = Buffer.from(m[5]!, 'base64');
-  const actual = await derive(password, Buffer.from(m[4]!, 'base64'), params);
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  const sane =
+    params.parallelism >= 1 &&
+    params.parallelism <= MAX_PARALLELISM &&
+    params.memoryKiB >= 8 * params.parallelism &&
+    params.memoryKiB <= MAX_MEMORY_KIB &&
+    params.passes >= 1 &&
+    params.passes <= MAX_PASSES &&
+    salt.length >= 8 &&
+    expected.length === TAG_BYTES;
+  if (!sane) return false;
+  try {
+    const actual = await derive(password, salt, params);
+    return timingSafeEqual(actual, expected);
+  } catch {
+    return false;
+  }
 }
 
 /** A hash of a random password: verified against when a user is unknown, so timing does not tell. */

@@ -1,9 +1,20 @@
 // Opens the database named by a URL: sqlite:<path> (embedded default), postgres://… or
 // mysql://… / mariadb://…. Everything above this file sees one Kysely instance and a dialect name.
 import { existsSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { type Insertable, Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Insertable,
+  Kysely,
+  MysqlDialect,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
@@ -23,6 +34,48 @@ export interface Store {
 // PostgreSQL bigint (int8) arrives as text by default; ids and counts stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 
+/**
+ * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its migrator would
+ * run migrations without a transaction and without a lock: two processes starting on a fresh
+ * database (server and CLI) would both create the tables, and a failed migration would stay half
+ * applied. Saying yes makes the migrator run all pending migrations in one transaction.
+ */
+class TransactionalSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+/**
+ * Every transaction takes the write lock when it begins (waiting up to busy_timeout for another
+ * process to finish), instead of when it first writes: a deferred transaction that read first and
+ * then found another process had written meanwhile fails at once with SQLITE_BUSY, whatever the
+ * busy timeout. Within one process Kysely's single SQLite connection serialises transactions anyway.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class LockingSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): SqliteDriver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+  override createAdapter(): SqliteAdapter {
+    return new TransactionalSqliteAdapter();
+  }
+}
+
+/** The SQLite file of a store, to serialise migrations of one file within this process. */
+const sqliteFiles = new WeakMap<Kysely<Database>, string>();
+const migrationsRunning = new Map<string, Promise<unknown>>();
+
 export function defaultDatabaseUrl(dataDir: string): string {
   return `sqlite:${join(dataDir, 'authsrv.db')}`;
 }
@@ -38,7 +91,7 @@ export function dialectOf(url: string): Dialect {
 function sqlitePath(url: string, baseDir: string): string {
   let path = url.slice('sqlite:'.length);
   if (path.startsWith('//')) path = path.slice(2);
-  if (path === ':memory:') return path;
+  if (path === ':memory:' || path === '') return path;
   return isAbsolute(path) ? path : join(baseDir, path);
 }
 
@@ -47,18 +100,29 @@ export function openDatabase(url: string, baseDir = process.cwd()): Store {
   if (dialect === 'sqlite') {
     const binding = sqliteNativeBinding();
     const file = sqlitePath(url, baseDir);
+    if (file === '') throw new DatabaseError(`The database URL '${url}' names no SQLite file`);
+    if (file !== ':memory:' && !existsSync(dirname(file))) {
+      throw new DatabaseError(`The SQLite database ${file} cannot be created: no such directory`);
+    }
     // SQLite gives its -wal and -shm files the database file's mode, so creating it private is enough.
     if (file !== ':memory:' && !existsSync(file)) writeFileSync(file, '', { mode: 0o600, flag: 'a' });
     const sqlite = new BetterSqlite3(file, binding ? { nativeBinding: binding } : {});
+    // The busy timeout first: switching a new database to WAL needs a moment of exclusive access,
+    // which another process opening the same file at the same time may hold.
+    sqlite.pragma('busy_timeout = 10000');
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('busy_timeout = 10000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new LockingSqliteDialect({ database: sqlite }) });
+    if (file !== ':memory:') sqliteFiles.set(db, resolve(file));
     return { db, dialect, close: () => db.destroy() };
   }
   if (dialect === 'postgres') {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // An idle connection that the server drops (restart, failover, idle timeout) is reported as an
+    // 'error' event, which would end the process if nobody listened; pg discards that connection
+    // and the next query opens a new one.
+    pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect, close: () => db.destroy() };
   }
@@ -75,6 +139,21 @@ export function openDatabase(url: string, baseDir = process.cwd()): Store {
 
 /** Runs pending migrations; returns the names applied. */
 export async function migrate(store: Store): Promise<string[]> {
+  const file = sqliteFiles.get(store.db);
+  if (file === undefined) return migrateNow(store);
+  // Two connections to one SQLite file in one process cannot wait for each other's lock: SQLite's
+  // busy wait would block the very thread that has to finish the other transaction.
+  const previous = migrationsRunning.get(file) ?? Promise.resolve();
+  const mine = previous.catch(() => undefined).then(() => migrateNow(store));
+  migrationsRunning.set(file, mine);
+  try {
+    return await mine;
+  } finally {
+    if (migrationsRunning.get(file) === mine) migrationsRunning.delete(file);
+  }
+}
+
+async function migrateNow(store: Store): Promise<string[]> {
   const migrator = new Migrator({ db: store.db, provider: migrationProvider(store.dialect) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -49,6 +49,15 @@ export async function createTestDatabase(dialect: DialectName, dir?: string): Pr
       drop: async () => {
         const c = new pg.Client({ connectionString: base });
         await c.connect();
+        // pg's Pool.end() resolves before its sockets are closed; a FORCE drop racing with them makes
+        // the backend send a FATAL 57P01 to a client nobody listens to any more (an unhandled error).
+        for (let i = 0; i < 50; i++) {
+          const r = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [
+            name,
+          ]);
+          if (r.rows[0].n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
         await c.end();
       },

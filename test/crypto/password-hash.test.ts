@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { decoyHash, hashPassword, verifyPassword } from '../../src/crypto/password-hash.ts';
+
+const PHC = /^\$argon2id\$v=19\$m=19456,t=2,p=1\$([A-Za-z0-9+/]{22})\$([A-Za-z0-9+/]{43})$/;
+
+describe('password hashes', () => {
+  it('are argon2id PHC strings with m=19456, t=2, p=1, a 16-byte salt and a 32-byte tag', async () => {
+    const h = await hashPassword('correct horse');
+    expect(h).toMatch(PHC);
+    const [, salt, tag] = PHC.exec(h)!;
+    expect(Buffer.from(salt!, 'base64')).toHaveLength(16);
+    expect(Buffer.from(tag!, 'base64')).toHaveLength(32);
+  });
+
+  it('use a new salt every time', async () => {
+    expect(await hashPassword('same')).not.toBe(await hashPassword('same'));
+  });
+
+  it('verify the right password and only that', async () => {
+    const h = await hashPassword('correct horse');
+    expect(await verifyPassword('correct horse', h)).toBe(true);
+    expect(await verifyPassword('correct hors', h)).toBe(false);
+    expect(await verifyPassword('Correct horse', h)).toBe(false);
+    expect(await verifyPassword('', h)).toBe(false);
+    const unicode = await hashPassword('pässwörd ✓');
+    expect(await verifyPassword('pässwörd ✓', unicode)).toBe(true);
+    expect(await verifyPassword('passwort ✓', unicode)).toBe(false);
+  });
+
+  it('verify against the parameters stored in the hash', async () => {
+    const h = await hashPassword('pw', { memoryKiB: 8192, passes: 1, parallelism: 2 });
+    expect(h).toMatch(/^\$argon2id\$v=19\$m=8192,t=1,p=2\$/);
+    expect(await verifyPassword('pw', h)).toBe(true);
+  });
+
+  it('answer false, without throwing, for malformed hashes', async () => {
+    const good = await hashPassword('pw');
+    const [, , , params, salt, tag] = good.split('$');
+    for (const bad of [
+      '',
+      'pw',
+      '$argon2i$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaA',
+      '$2b$12$abcdefghijklmnopqrstuuMDBj2qbEbY4Y.ZbJ9zyBfWjUVGY4g2',
+      good.replace('v=19', 'v=16'),
+      `$argon2id$v=19$${params}$${salt}`,
+      `$argon2id$v=19$${params}$${salt}$${tag}$extra`,
+      `$argon2id$v=19$${params}$${salt}$${tag!.slice(0, 10)}`,
+      `$argon2id$v=19$${params}$$${tag}`,
+      `$argon2id$v=19$${params}$!!!!$${tag}`,
+      `$argon2id$v=19$m=0,t=2,p=1$${salt}$${tag}`,
+      `$argon2id$v=19$m=19456,t=0,p=1$${salt}$${tag}`,
+      `$argon2id$v=19$m=19456,t=2,p=0$${salt}$${tag}`,
+      `$argon2id$v=19$m=99999999999,t=2,p=1$${salt}$${tag}`,
+      `$argon2id$v=19$m=19456,t=99999999,p=1$${salt}$${tag}`,
+      `$argon2id$v=19$m=19456,t=2,p=1$AA$${tag}`,
+    ]) {
+      await expect(verifyPassword('pw', bad), bad).resolves.toBe(false);
+    }
+  });
+
+  it('keep one decoy hash for unknown users', async () => {
+    const d = await decoyHash();
+    expect(d).toMatch(PHC);
+    expect(await decoyHash()).toBe(d);
+    expect(await verifyPassword('', d)).toBe(false);
+  });
+});

@@ -1,0 +1,431 @@
+import { spawn } from 'node:child_process';
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.ts';
+import type { Runtime } from '../../src/core/context.ts';
+import { HsmError } from '../../src/core/errors.ts';
+import { openRuntime } from '../../src/core/runtime.ts';
+import { ensureDataDir } from '../../src/crypto/data-dir-files.ts';
+import { SecurityModule } from '../../src/crypto/security-module.ts';
+import { loadServerKeys } from '../../src/crypto/server-keys.ts';
+import { insertReturningId, migrate, openDatabase, type Store } from '../../src/store/database.ts';
+import { LATEST_MIGRATION } from '../../src/store/migrations.ts';
+import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const TABLES = ['admin', 'audit', 'config', 'meta', 'node'];
+const silent = pino({ level: 'silent' });
+
+function auditRow(info: string) {
+  const now = new Date().toISOString();
+  return {
+    date: now,
+    startdate: now,
+    duration: 0.01,
+    action: 'POST /test',
+    success: 1,
+    authentication: '',
+    serial: '',
+    token_type: '',
+    container_serial: '',
+    container_type: '',
+    user: '',
+    realm: '',
+    resolver: '',
+    administrator: '',
+    action_detail: '',
+    info,
+    node: 'test-node',
+    policies: '',
+    client: '',
+    user_agent: '',
+    user_agent_version: '',
+    log_level: '',
+    clearance_level: '',
+    thread_id: '',
+    signature: '',
+  };
+}
+
+/** Runs `bin/authsrv` with the given arguments; resolves with its exit code and output. */
+function cli(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/authsrv'), ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe.each(testDialects())('storage on %s', (dialect) => {
+  let tmp: string;
+  let db: TestDatabase;
+  const opened: (Store | Runtime)[] = [];
+
+  beforeEach(async () => {
+    tmp = mkdtempSync(join(tmpdir(), `authsrv-store-${dialect}-`));
+    db = await createTestDatabase(dialect, tmp);
+  });
+  afterEach(async () => {
+    for (const s of opened.splice(0)) await ('store' in s ? s.store : s).close();
+    await db.drop();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  function config(dataDir: string, extra: Record<string, string> = {}) {
+    return loadConfig({
+      env: {},
+      overrides: { data_dir: dataDir, database_url: db.url, node_name: 'test-node', ...extra },
+    });
+  }
+
+  async function open(dataDir: string, extra: Record<string, string> = {}): Promise<Runtime> {
+    const rt = await openRuntime(config(dataDir, extra), { logger: silent });
+    opened.push(rt);
+    return rt;
+  }
+
+  it('migrates an empty database to the latest schema, once', async () => {
+    const store = openDatabase(db.url, tmp);
+    opened.push(store);
+    const before = await store.db.introspection.getTables();
+    expect(before.map((t) => t.name)).toEqual([]);
+
+    expect(await migrate(store)).toEqual(['0001_base']);
+    expect(LATEST_MIGRATION).toBe('0001_base');
+    const tables = (await store.db.introspection.getTables()).map((t) => t.name);
+    for (const t of TABLES) expect(tables).toContain(t);
+
+    const audit = (await store.db.introspection.getTables()).find((t) => t.name === 'audit')!;
+    const columns = audit.columns.map((c) => c.name);
+    for (const c of ['id', 'date', 'action', 'success', 'serial', 'user', 'realm', 'node', 'signature']) {
+      expect(columns).toContain(c);
+    }
+    expect(audit.columns.find((c) => c.name === 'id')!.isAutoIncrementing).toBe(true);
+
+    expect(await migrate(store)).toEqual([]);
+    const again = openDatabase(db.url, tmp);
+    opened.push(again);
+    expect(await migrate(again)).toEqual([]);
+  });
+
+  it('round-trips rows through every table', async () => {
+    const store = openDatabase(db.url, tmp);
+    opened.push(store);
+    await migrate(store);
+    await store.db
+      .insertInto('admin')
+      .values({ name: 'admin', password_hash: 'h', created_at: 'now' })
+      .execute();
+    await store.db
+      .insertInto('config')
+      .values({ name: 'splitAtSign', value: 'True', type: '', description: 'ÄÖÜ ✓' })
+      .execute();
+    await store.db
+      .insertInto('meta')
+      .values({ name: 'x', value: 'y'.repeat(5000) })
+      .execute();
+    await store.db.insertInto('node').values({ name: 'n1', uuid: 'u', last_seen: 'now' }).execute();
+    expect(await store.db.selectFrom('config').selectAll().execute()).toEqual([
+      { name: 'splitAtSign', value: 'True', type: '', description: 'ÄÖÜ ✓' },
+    ]);
+    expect((await store.db.selectFrom('meta').select('value').executeTakeFirstOrThrow()).value).toHaveLength(
+      5000,
+    );
+    await expect(
+      store.db
+        .insertInto('admin')
+        .values({ name: 'admin', password_hash: 'h2', created_at: 'now' })
+        .execute(),
+    ).rejects.toThrow();
+  });
+
+  it('returns increasing ids from insertReturningId', async () => {
+    const store = openDatabase(db.url, tmp);
+    opened.push(store);
+    await migrate(store);
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await insertReturningId(store, 'audit', auditRow(`row ${i}`)));
+    for (const id of ids) expect(typeof id).toBe('number');
+    expect(ids[0]).toBeGreaterThan(0);
+    for (let i = 1; i < ids.length; i++) expect(ids[i]).toBeGreaterThan(ids[i - 1]!);
+    const rows = await store.db
+      .selectFrom('audit')
+      .select(['id', 'info', 'duration'])
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => [r.id, r.info])).toEqual(ids.map((id, i) => [id, `row ${i}`]));
+    expect(rows[0]!.duration).toBeCloseTo(0.01);
+  });
+
+  it('opens a runtime: keys, schema, node record and key check', async () => {
+    const dataDir = join(tmp, 'data');
+    const rt = await open(dataDir);
+    for (const f of ['encryption.key', 'signing.key', 'signing.pub', 'jwt.secret']) {
+      expect(statSync(join(dataDir, f)).mode & 0o777, f).toBe(0o600);
+    }
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    if (dialect === 'sqlite') expect(statSync(db.url.slice('sqlite:'.length)).mode & 0o777).toBe(0o600);
+    expect(rt.store.dialect).toBe(dialect);
+    expect(rt.node).toBe('test-node');
+    const nodes = await rt.store.db.selectFrom('node').selectAll().execute();
+    expect(nodes.map((n) => n.name)).toEqual(['test-node']);
+    const check = await rt.store.db
+      .selectFrom('meta')
+      .select('value')
+      .where('name', '=', 'key_check')
+      .execute();
+    expect(check).toHaveLength(1);
+    expect(check[0]!.value).toMatch(/^aesgcm1:/);
+    expect(rt.keys.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(readFileSync(join(dataDir, 'signing.pub'), 'utf8')).toBe(rt.keys.signer.publicKeyPem);
+  });
+
+  it('lets a second node with copies of the keys share the database', async () => {
+    const a = join(tmp, 'a');
+    const rtA = await open(a);
+    // b was set up on its own first (keys of its own, signing.pub included); then the
+    // administrator copies a's keys over, as config/README.md says, and b must start.
+    const b = join(tmp, 'b');
+    ensureDataDir(b);
+    SecurityModule.load(b);
+    loadServerKeys(b);
+    expect(readFileSync(join(b, 'signing.pub'), 'utf8')).not.toBe(rtA.keys.signer.publicKeyPem);
+    for (const f of ['encryption.key', 'signing.key', 'jwt.secret']) copyFileSync(join(a, f), join(b, f));
+    const rtB = await open(b, { node_name: 'node-b' });
+    expect(rtB.hsm.decrypt(rtA.hsm.encrypt('seed'))).toBe('seed');
+    expect(rtB.keys.signer.publicKeyPem).toBe(rtA.keys.signer.publicKeyPem);
+    expect(readFileSync(join(b, 'signing.pub'), 'utf8')).toBe(rtA.keys.signer.publicKeyPem);
+    const nodes = await rtB.store.db.selectFrom('node').select('name').orderBy('name').execute();
+    expect(nodes.map((n) => n.name)).toContain('node-b');
+  });
+
+  it('refuses to start with a different encryption.key on the same database', async () => {
+    await open(join(tmp, 'a'));
+    const err = await openRuntime(config(join(tmp, 'b')), { logger: silent }).then(
+      (rt) => {
+        opened.push(rt);
+        return undefined;
+      },
+      (e: Error) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(err!.message).toContain('encryption.key');
+    expect(err!.message).toContain(join(tmp, 'b'));
+  });
+
+  it('checks a password-protected key when it is unlocked, not only at start', async () => {
+    const a = join(tmp, 'a');
+    await open(a);
+    const b = join(tmp, 'b');
+    // b has a key of its own, protected, so it starts locked and cannot be checked at start.
+    ensureDataDir(b);
+    SecurityModule.load(b).protect('password of b');
+    const rtB = await open(b, { node_name: 'b' });
+    expect(rtB.hsm.isReady()).toBe(false);
+    expect(() => rtB.hsm.unlock('password of b')).toThrow(HsmError);
+    expect(() => rtB.hsm.unlock('password of b')).toThrow(/encryption\.key/);
+    expect(rtB.hsm.isReady()).toBe(false);
+
+    // The same key as a, protected: unlocking succeeds.
+    const c = join(tmp, 'c');
+    ensureDataDir(c);
+    copyFileSync(join(a, 'encryption.key'), join(c, 'encryption.key'));
+    SecurityModule.load(c).protect('password of c');
+    const rtC = await open(c, { node_name: 'c' });
+    expect(rtC.hsm.isReady()).toBe(false);
+    rtC.hsm.unlock('password of c');
+    expect(rtC.hsm.isReady()).toBe(true);
+  });
+
+  it('unlocks a protected key at start from security.key_password_file', async () => {
+    const dataDir = join(tmp, 'data');
+    ensureDataDir(dataDir);
+    const hsm = SecurityModule.load(dataDir);
+    const sealed = hsm.encrypt('seed');
+    hsm.protect('a long password');
+    const pwFile = join(tmp, 'pw');
+    writeFileSync(pwFile, 'a long password\n', { mode: 0o600 });
+    const rt = await open(dataDir, { 'security.key_password_file': pwFile });
+    expect(rt.hsm.isReady()).toBe(true);
+    expect(rt.hsm.decrypt(sealed)).toBe('seed');
+
+    writeFileSync(pwFile, 'the wrong password\n');
+    await expect(openRuntime(config(dataDir, { 'security.key_password_file': pwFile }))).rejects.toThrow(
+      /key_password_file/,
+    );
+    await expect(
+      openRuntime(config(dataDir, { 'security.key_password_file': join(tmp, 'missing') })),
+    ).rejects.toThrow(/key_password_file/);
+  });
+});
+
+describe('data directory shared by processes starting together', () => {
+  let tmp: string;
+  beforeEach(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'authsrv-race-'));
+  });
+  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('opens the same fresh SQLite data dir twice concurrently in one process', async () => {
+    const dataDir = join(tmp, 'data');
+    const config = loadConfig({ env: {}, overrides: { data_dir: dataDir, node_name: 'n' } });
+    const [a, b] = await Promise.all([
+      openRuntime(config, { logger: silent }),
+      openRuntime(config, { logger: silent }),
+    ]);
+    try {
+      expect(a.keys.signer.publicKeyPem).toBe(b.keys.signer.publicKeyPem);
+      expect(Buffer.from(a.keys.jwtSecret).equals(Buffer.from(b.keys.jwtSecret))).toBe(true);
+      expect(b.hsm.decrypt(a.hsm.encrypt('seed'))).toBe('seed');
+      expect(await migrate(a.store)).toEqual([]);
+      expect(await a.store.db.selectFrom('node').select('name').execute()).toEqual([{ name: 'n' }]);
+    } finally {
+      await a.store.close();
+      await b.store.close();
+    }
+  });
+
+  it('opens the same fresh SQLite data dir from several processes at once (server and CLI)', async () => {
+    const dataDir = join(tmp, 'data');
+    // Each process opens the runtime and prints what the others must agree with.
+    const script = `
+      import { loadConfig } from ${JSON.stringify(join(ROOT, 'src/config/load.ts'))};
+      import { openRuntime } from ${JSON.stringify(join(ROOT, 'src/core/runtime.ts'))};
+      import pino from 'pino';
+      const config = loadConfig({ env: {}, overrides: { data_dir: ${JSON.stringify(dataDir)}, node_name: 'n' } });
+      const rt = await openRuntime(config, { logger: pino({ level: 'silent' }) });
+      const sealed = rt.hsm.encrypt('seed');
+      console.log(JSON.stringify({ pub: rt.keys.signer.publicKeyPem, jwt: Buffer.from(rt.keys.jwtSecret).toString('hex'), sealed }));
+      await rt.store.close();
+    `;
+    const run = () =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+        });
+        child.stderr.on('data', (d) => {
+          err += d;
+        });
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, out, err }));
+      });
+    const results = await Promise.all([run(), run(), run(), run()]);
+    for (const r of results) expect(r.err, r.err).toBe('');
+    for (const r of results) expect(r.code).toBe(0);
+    const parsed = results.map((r) => JSON.parse(r.out) as { pub: string; jwt: string; sealed: string });
+    for (const p of parsed) {
+      expect(p.pub).toBe(parsed[0]!.pub);
+      expect(p.jwt).toBe(parsed[0]!.jwt);
+    }
+    const hsm = SecurityModule.load(dataDir);
+    for (const p of parsed) expect(hsm.decrypt(p.sealed)).toBe('seed');
+    const leftovers = readdirSync(dataDir).filter((f) => f.endsWith('.tmp'));
+    expect(leftovers).toEqual([]);
+  }, 60_000);
+});
+
+describe('authsrv db upgrade', () => {
+  let tmp: string;
+  beforeEach(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'authsrv-cli-'));
+  });
+  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('applies the migrations of a fresh data dir, then finds it up to date', async () => {
+    const dataDir = join(tmp, 'data');
+    const first = await cli(['--data-dir', dataDir, 'db', 'upgrade']);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('Applied: 0001_base');
+    expect(statSync(join(dataDir, 'authsrv.db')).mode & 0o777).toBe(0o600);
+    const second = await cli(['--data-dir', dataDir, 'db', 'upgrade']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('up to date');
+    expect(second.stdout).not.toContain('Applied');
+  });
+
+  for (const dialect of testDialects().filter((d) => d !== 'sqlite')) {
+    it(`works on ${dialect} through AUTHSRV_DATABASE_URL`, async () => {
+      const db = await createTestDatabase(dialect);
+      try {
+        const env = { AUTHSRV_DATABASE_URL: db.url };
+        const first = await cli(['--data-dir', join(tmp, 'data'), 'db', 'upgrade'], env);
+        expect(first.stderr).toBe('');
+        expect(first.stdout).toContain('Applied: 0001_base');
+        const second = await cli(['--data-dir', join(tmp, 'data'), 'db', 'upgrade'], env);
+        expect(second.stdout).toContain('up to date');
+      } finally {
+        await db.drop();
+      }
+    });
+  }
+
+  it('reports a bad configuration in one line and exits non-zero', async () => {
+    const r = await cli(['--data-dir', join(tmp, 'data'), 'db', 'upgrade'], { AUTHSRV_HTTP_PORT: 'x' });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('http.port');
+  });
+});
+
+describe('openDatabase', () => {
+  let tmp: string;
+  beforeEach(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'authsrv-open-'));
+  });
+  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('takes a relative sqlite: path from the base directory and accepts the other forms', async () => {
+    for (const [url, file] of [
+      ['sqlite:rel.db', join(tmp, 'rel.db')],
+      [`sqlite:${join(tmp, 'abs.db')}`, join(tmp, 'abs.db')],
+      [`sqlite://${join(tmp, 'slashes.db')}`, join(tmp, 'slashes.db')],
+    ] as const) {
+      const store = openDatabase(url, tmp);
+      try {
+        expect(await migrate(store)).toEqual(['0001_base']);
+      } finally {
+        await store.close();
+      }
+      expect(statSync(file).mode & 0o777, url).toBe(0o600);
+    }
+    const memory = openDatabase('sqlite::memory:', tmp);
+    try {
+      expect(await migrate(memory)).toEqual(['0001_base']);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('rejects unusable URLs with a clear error', () => {
+    expect(() => openDatabase('sqlite:', tmp)).toThrow(/names no SQLite file/);
+    expect(() => openDatabase(`sqlite:${join(tmp, 'no/such/dir/a.db')}`, tmp)).toThrow(/no such directory/);
+    expect(() => openDatabase('oracle://scott:tiger@db/orcl', tmp)).toThrow(/oracle:/);
+    expect(() => openDatabase('oracle://scott:tiger@db/orcl', tmp)).not.toThrow(/tiger/);
+  });
+});
