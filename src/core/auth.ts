@@ -45,6 +45,7 @@ export const WEBUI_DEFAULTS = {
   deletion_confirmation: false,
   show_seed: false,
   show_node: '',
+  token_rollover: {},
   subscription_status: 0,
   subscription_status_push: 0,
   qr_image_android: null,
@@ -122,24 +123,28 @@ export async function verifyJwt(
       AuthCode.DecodingError,
     );
   }
+  // privacyIDEA checks the role first: any other role (an API key's "validate", …) is a missing right.
   const role = claims.role;
-  if ((role !== 'admin' && role !== 'user') || typeof claims.username !== 'string') {
-    throw new AuthError(
-      'Authentication failure. Error decoding the Authorization token: invalid claims',
-      AuthCode.DecodingError,
-    );
-  }
-  if (!roles.includes(role)) {
+  if (!roles.includes(role as Role)) {
     throw new AuthError(
       `Authentication failure. You do not have the necessary role ([${roles.map((r) => `'${r}'`).join(', ')}]) to access this resource!`,
       AuthCode.MissingRight,
     );
   }
+  if (typeof claims.username !== 'string') {
+    throw new AuthError(
+      'Authentication failure. Error decoding the Authorization token: invalid claims',
+      AuthCode.DecodingError,
+    );
+  }
   return {
-    role,
+    role: role as Role,
     username: claims.username,
     realm: typeof claims.realm === 'string' ? claims.realm : '',
-    authtype: claims.authtype === 'password' ? 'password' : 'pi',
+    authtype: TOKEN_AUTHTYPES.has(claims.authtype as string) ? (claims.authtype as Caller['authtype']) : 'pi',
     client,
   };
 }
+
+/** How a JWT holder may have logged in; 'local' is the CLI operator, who never holds a JWT. */
+const TOKEN_AUTHTYPES = new Set(['password', 'pi', 'remote_user']);

@@ -56,8 +56,11 @@ function pythonString(s: string): string {
 
 function pythonNumber(n: number): string {
   if (!Number.isFinite(n)) return Number.isNaN(n) ? 'NaN' : n > 0 ? 'Infinity' : '-Infinity';
-  // A JS integer serialises as digits; Python reads those back as int and prints them the same way.
-  if (Number.isInteger(n) && Math.abs(n) < 1e16) return String(n);
+  // A JS number does not say whether it was an int or a float. Integral values below 1e21 are
+  // written as Python writes an int, with all their exact digits (String() would round 2**60 to
+  // ...847000 and switch to exponent form at 1e21 only); Python reads them back as int and prints
+  // them unchanged, which is what signature verification needs.
+  if (Number.isInteger(n) && Math.abs(n) < 1e21) return BigInt(n).toString();
   // Otherwise format as Python's float repr: shortest round-trip digits, exponent form outside
   // 1e-4 <= |n| < 1e16, exponent with a sign and at least two digits.
   const [mantissa, expText] = n.toExponential().split('e') as [string, string];

@@ -8,7 +8,7 @@ import type { Runtime } from '../core/context.ts';
 import { AuthError, AuthsrvError, RequestBodyError } from '../core/errors.ts';
 import { ClientAddress } from './client-ip.ts';
 import { errorEnvelope, type Reply, serialise, successEnvelope } from './envelope.ts';
-import { Params, parseParams, readBody } from './params.ts';
+import { Params, parseParams, type RawRequest, readBody } from './params.ts';
 import type { FileReply, RequestState } from './route.ts';
 import { routeTable } from './route.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -31,20 +31,25 @@ export function createApp(rt: Runtime): Koa {
     state.userAgent = koa.get('User-Agent') || undefined;
     state.params = new Params({});
     let failure: unknown;
+    const request: RawRequest = {
+      search: koa.querystring,
+      contentType: koa.get('Content-Type') || undefined,
+      userAgent: state.userAgent,
+      body: Buffer.alloc(0),
+    };
     try {
-      const body = await readBody(koa.req, rt.config.http.maxBodyBytes);
-      state.params = await parseParams({
-        search: koa.querystring,
-        contentType: koa.get('Content-Type') || undefined,
-        userAgent: state.userAgent,
-        body,
-      });
+      request.body = await readBody(koa.req, rt.config.http.maxBodyBytes);
+      state.params = await parseParams(request);
       await next();
     } catch (e) {
       failure = e;
+      // A refused body still leaves the query string, whose nonce the error answer echoes.
+      if (e instanceof RequestBodyError)
+        state.params = await parseParams({ ...request, body: Buffer.alloc(0) });
     }
     const now = rt.clock();
-    const nonce = state.params.str('nonce');
+    // privacyIDEA echoes the nonce parameter as it came, whatever its JSON type.
+    const nonce = state.params.values.nonce;
     if (failure !== undefined) {
       if (!(failure instanceof AuthsrvError))
         rt.log.error({ err: failure, path: koa.path }, 'unexpected error');

@@ -24,17 +24,25 @@ export class ClientAddress {
   resolve(peer: string | undefined, forwardedFor: string | undefined): string {
     const remote = normalise(peer ?? '');
     if (!this.any || !forwardedFor || !this.isTrusted(remote)) return remote;
-    const hops = forwardedFor
-      .split(',')
-      .map((h) => normalise(h.trim()))
-      .filter((h) => isIP(h) !== 0);
+    const hops = forwardedFor.split(',').map((h) => normalise(h.trim()));
+    // Walk back from the hop our trusted peer appended. An entry that is no address ends the walk:
+    // what lies left of it cannot be trusted, so the last trusted address seen is the answer.
+    let nearest = remote;
     for (let i = hops.length - 1; i >= 0; i--) {
-      if (!this.isTrusted(hops[i]!)) return hops[i]!;
+      const hop = hops[i]!;
+      if (isIP(hop) === 0) return nearest;
+      if (!this.isTrusted(hop)) return hop;
+      nearest = hop;
     }
-    return hops[0] ?? remote;
+    return nearest;
   }
 }
 
+/** Plain address text: IPv4-mapped IPv6 as IPv4, without brackets or a port some proxies append. */
 function normalise(addr: string): string {
-  return addr.startsWith('::ffff:') && isIP(addr.slice(7)) === 4 ? addr.slice(7) : addr;
+  let a = addr;
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(a);
+  if (bracketed) a = bracketed[1]!;
+  else if (/^\d{1,3}(?:\.\d{1,3}){3}:\d+$/.test(a)) a = a.slice(0, a.lastIndexOf(':'));
+  return a.toLowerCase().startsWith('::ffff:') && isIP(a.slice(7)) === 4 ? a.slice(7) : a;
 }

@@ -68,7 +68,7 @@ export function errorEnvelope(err: unknown, now: Date): Record<string, unknown> 
 export function serialise(
   envelope: Record<string, unknown>,
   signer: Signer | undefined,
-  nonce: string | undefined,
+  nonce: unknown,
 ): string {
   if (!signer) return pythonJsonDumps(envelope);
   const body = nonce === undefined ? envelope : { ...envelope, nonce };

@@ -16,17 +16,26 @@ export class Params {
     values: Record<string, ParamValue>,
     files: Record<string, { name: string; content: string }> = {},
   ) {
-    this.values = values;
-    this.files = files;
+    // Without a prototype, names such as "__proto__", "toString" or "constructor" are ordinary
+    // parameter names: never inherited values, never a way to change the object's prototype.
+    this.values = Object.assign(Object.create(null) as Record<string, ParamValue>, values);
+    this.files = Object.assign(
+      Object.create(null) as Record<string, { name: string; content: string }>,
+      files,
+    );
+  }
+
+  private get(name: string): ParamValue | undefined {
+    return Object.hasOwn(this.values, name) ? this.values[name] : undefined;
   }
 
   has(name: string): boolean {
-    return this.values[name] !== undefined;
+    return this.get(name) !== undefined;
   }
 
   /** A parameter as text; JSON numbers and booleans are turned into their text form. */
   str(name: string): string | undefined {
-    const v = this.values[name];
+    const v = this.get(name);
     if (v === undefined || v === null) return undefined;
     if (typeof v === 'string') return v;
     if (typeof v === 'number' || typeof v === 'boolean') return String(v);
@@ -41,7 +50,7 @@ export class Params {
 
   /** privacyIDEA's is_true: 1, "1", true, "True", "true", "TRUE". */
   bool(name: string): boolean {
-    const v = this.values[name];
+    const v = this.get(name);
     return v === true || v === 1 || v === '1' || v === 'True' || v === 'true' || v === 'TRUE';
   }
 
@@ -58,9 +67,13 @@ export class Params {
 
 const RAW_AGENTS = new Set(['privacyidea-cp', 'privacyidea-ldap-proxy', 'simplesamlphp']);
 
+/** The product name of a User-Agent: its first token, up to the '/' before the version. */
+export function userAgentProduct(userAgent: string | undefined): string {
+  return (userAgent ?? '').trim().split(/[\s/]/)[0]!;
+}
+
 export function needsSecondUnquote(userAgent: string | undefined): boolean {
-  const product = (userAgent ?? '').split('/')[0]!.trim().toLowerCase();
-  return !RAW_AGENTS.has(product);
+  return !RAW_AGENTS.has(userAgentProduct(userAgent).toLowerCase());
 }
 
 /** Reads the body, refusing more than `limit` bytes without buffering them. */
@@ -69,10 +82,16 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   if (declared > limit) throw new RequestBodyError(`The request body is larger than ${limit} bytes`, 413);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new RequestBodyError(`The request body is larger than ${limit} bytes`, 413);
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > limit) throw new RequestBodyError(`The request body is larger than ${limit} bytes`, 413);
+      chunks.push(chunk as Buffer);
+    }
+  } catch (e) {
+    if (e instanceof RequestBodyError) throw e;
+    // The client went away or sent a broken transfer encoding: its fault, not an internal error.
+    throw new RequestBodyError('The request body could not be read', 400);
   }
   return Buffer.concat(chunks);
 }
@@ -86,8 +105,8 @@ export interface RawRequest {
 
 export async function parseParams(raw: RawRequest): Promise<Params> {
   const unquote = needsSecondUnquote(raw.userAgent) ? pythonUnquote : (s: string) => s;
-  const values: Record<string, ParamValue> = {};
-  const files: Record<string, { name: string; content: string }> = {};
+  const values: Record<string, ParamValue> = Object.create(null);
+  const files: Record<string, { name: string; content: string }> = Object.create(null);
   const addForm = (key: string, value: string) => {
     // Like werkzeug's to_dict(): the first value of a repeated key wins.
     if (!(key in values)) values[key] = unquote(value);
@@ -143,7 +162,7 @@ export function withPathParams(
   userAgent: string | undefined,
 ): Params {
   const unquote = needsSecondUnquote(userAgent) ? pythonUnquote : (s: string) => s;
-  const values = { ...p.values };
+  const values: Record<string, ParamValue> = Object.assign(Object.create(null), p.values);
   for (const [k, v] of Object.entries(path)) values[k] = unquote(v);
   return new Params(values, p.files);
 }

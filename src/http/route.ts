@@ -59,7 +59,10 @@ export function routeTable(router: Router, rt: Runtime): RouteTable {
     add(methods, paths, options, handler) {
       for (const method of Array.isArray(methods) ? methods : [methods]) {
         for (const path of Array.isArray(paths) ? paths : [paths]) {
-          router[method](path, async (koa) => {
+          // Declared the way privacyIDEA declares it (`/system/`), matched with and without the
+          // final slash: the router treats a trailing slash as optional only when it is not declared.
+          const pattern = path.length > 1 ? path.replace(/\/$/, '') : path;
+          router[method](pattern, async (koa) => {
             const state = koa.state as RequestState;
             const ua = state.userAgent;
             const audit = newAuditEntry(auditAction(method, path), state.startedAt, state.client);

@@ -1,7 +1,12 @@
 // Starts the HTTP(S) listener for a runtime and stops it cleanly: no new connections, in-flight
 // requests finished, idle keep-alive connections closed.
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../core/context.ts';
@@ -16,7 +21,15 @@ export interface RunningServer {
 
 export async function startServer(rt: Runtime): Promise<RunningServer> {
   const { host, port, tlsCert, tlsKey } = rt.config.http;
-  const handler = createApp(rt).callback();
+  const app = createApp(rt).callback();
+  // Responses still being produced; on stop they are told to close their connection afterwards,
+  // so that a keep-alive client does not hold the process up until the idle timeout.
+  const inFlight = new Set<ServerResponse>();
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    inFlight.add(res);
+    res.on('close', () => inFlight.delete(res));
+    return app(req, res);
+  };
   const tls = tlsCert !== '';
   const server: Server = tls
     ? createHttpsServer({ cert: readFileSync(tlsCert), key: readFileSync(tlsKey) }, handler)
@@ -39,6 +52,10 @@ export async function startServer(rt: Runtime): Promise<RunningServer> {
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        for (const res of inFlight) {
+          if (!res.headersSent) res.setHeader('Connection', 'close');
+          else res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+        }
       }),
   };
 }

@@ -1,3 +1,4 @@
+import { ParameterError } from '../../core/errors.ts';
 import { documentation, gpgKeys, hsmStatus, hsmUnlock, randomKey } from '../../core/system.ts';
 import type { ConfigEntry } from '../../core/system-config.ts';
 import {
@@ -17,12 +18,20 @@ const NOT_CONFIG = new Set(['nonce']);
 /** Both forms of setConfig: key/value/type/description, or generic name=value with name.type/name.desc. */
 function configEntries(params: Params): ConfigEntry[] {
   const all = params.strings();
-  if (all.key !== undefined && all.value !== undefined) {
+  if (all.key !== undefined) {
+    if (all.value === undefined) throw ParameterError.missing('value');
     return [{ key: all.key, value: all.value, type: all.type, description: all.description }];
   }
   const entries: ConfigEntry[] = [];
   for (const [name, value] of Object.entries(all)) {
-    if (NOT_CONFIG.has(name) || name.endsWith('.type') || name.endsWith('.desc')) continue;
+    if (NOT_CONFIG.has(name)) continue;
+    const attribute = /^(.*)\.(type|desc)$/.exec(name);
+    if (attribute) {
+      if (all[attribute[1]!] === undefined) {
+        throw new ParameterError(`'${name}' is given without '${attribute[1]}'`);
+      }
+      continue;
+    }
     entries.push({ key: name, value, type: all[`${name}.type`], description: all[`${name}.desc`] });
   }
   return entries;
