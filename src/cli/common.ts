@@ -1,6 +1,5 @@
 // What every CLI command shares: loading the configuration from the global options, opening the
 // runtime as the local operator, printing tables or JSON, and one-line errors.
-import { password as promptPassword } from '@inquirer/prompts';
 import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.ts';
@@ -79,6 +78,7 @@ export async function readNewPassword(fromStdin: boolean): Promise<string> {
   if (fromStdin) return readStdinLine();
   if (!process.stdin.isTTY)
     throw new ParameterError('No terminal to ask for a password: pipe it in with --password-stdin');
+  const { password: promptPassword } = await import('@inquirer/prompts');
   const first = await promptPassword({ message: 'New password:', mask: '*' });
   const second = await promptPassword({ message: 'Repeat password:', mask: '*' });
   if (first !== second) throw new ParameterError('The passwords do not match');

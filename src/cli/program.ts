@@ -27,13 +27,21 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<number> {
   try {
     await buildProgram().parseAsync(argv);
-    return 0;
+    // A command may set its own status (audit verify: 2 when the log is damaged).
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode;
     const known = e instanceof AuthsrvError || e instanceof ConfigError;
-    const message = e instanceof AuthsrvError ? e.message : e instanceof Error ? e.message : String(e);
-    process.stderr.write(`authsrv: ${message}\n`);
+    process.stderr.write(`authsrv: ${oneLine(e)}\n`);
     if (!known && process.env.AUTHSRV_DEBUG) process.stderr.write(`${(e as Error).stack}\n`);
     return 1;
   }
+}
+
+/** An error as one line: never empty (network errors may have no message), never multi-line. */
+function oneLine(e: unknown): string {
+  let text = e instanceof Error ? e.message : String(e);
+  if (text === '' && e instanceof AggregateError) text = e.errors.map((x) => oneLine(x)).join('; ');
+  if (text === '' && e instanceof Error) text = (e as NodeJS.ErrnoException).code ?? e.name;
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }

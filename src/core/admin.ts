@@ -36,11 +36,20 @@ export async function addAdmin(ctx: Context, name: string, password: string): Pr
   checkPassword(password);
   const hash = await hashPassword(password);
   const createdAt = ctx.clock().toISOString();
-  await ctx.store.db.transaction().execute(async (trx) => {
-    const exists = await trx.selectFrom('admin').select('name').where('name', '=', name).executeTakeFirst();
-    if (exists) throw new ParameterError(`Administrator '${name}' already exists`);
-    await trx.insertInto('admin').values({ name, password_hash: hash, created_at: createdAt }).execute();
-  });
+  const exists = () =>
+    ctx.store.db.selectFrom('admin').select('name').where('name', '=', name).executeTakeFirst();
+  const duplicate = () => new ParameterError(`Administrator '${name}' already exists`);
+  if (await exists()) throw duplicate();
+  try {
+    await ctx.store.db
+      .insertInto('admin')
+      .values({ name, password_hash: hash, created_at: createdAt })
+      .execute();
+  } catch (e) {
+    // Another process (a second node starting, a CLI run) inserted the same name in between.
+    if (await exists()) throw duplicate();
+    throw e;
+  }
   return { name, createdAt };
 }
 

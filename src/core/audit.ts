@@ -2,7 +2,6 @@
 // privacyIDEA's filters, exportable as CSV, verifiable and rotatable.
 import { type ExpressionBuilder, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { parseDuration } from '../config/duration.ts';
-import { insertReturningId } from '../store/database.ts';
 import type { AuditTable, Database } from '../store/schema.ts';
 import type { Runtime } from './context.ts';
 import { ParameterError } from './errors.ts';
@@ -83,10 +82,15 @@ const SIGNED: readonly (keyof SignedFields)[] = [
   'thread_id',
 ];
 
-function signedText(row: SignedFields): string {
-  return JSON.stringify(
-    SIGNED.map((k) => (k === 'duration' ? Number(row.duration).toFixed(6) : String(row[k]))),
-  );
+/**
+ * The text a row's signature covers. It includes the row id, like privacyIDEA's, so that the
+ * contents of two rows cannot be swapped (or a row renumbered) without the signatures failing.
+ */
+function signedText(id: number, row: SignedFields): string {
+  return JSON.stringify([
+    id,
+    ...SIGNED.map((k) => (k === 'duration' ? Number(row.duration).toFixed(6) : String(row[k]))),
+  ]);
 }
 
 const LIMITS: Partial<Record<keyof StoredRow, number>> = {
@@ -137,13 +141,48 @@ export async function writeAudit(rt: Runtime, e: AuditEntry): Promise<number> {
     clearance_level: '',
     thread_id: String(process.pid),
   };
-  for (const [k, max] of Object.entries(LIMITS) as [keyof SignedFields, number][]) {
-    const v = fields[k];
-    if (typeof v === 'string' && v.length > max)
-      (fields as unknown as Record<string, string>)[k] = v.slice(0, max);
+  const text = fields as unknown as Record<string, unknown>;
+  for (const k of SIGNED) {
+    const v = text[k];
+    if (typeof v === 'string') text[k] = storable(v, LIMITS[k]);
   }
-  const signature = rt.keys.signer.sign(signedText(fields));
-  return insertReturningId(rt.store, 'audit', { ...fields, signature });
+  // The id is part of what is signed, so the row is inserted first and signed in the same
+  // transaction: nobody ever sees it unsigned.
+  return rt.store.db.transaction().execute(async (trx) => {
+    let id: number;
+    if (rt.store.dialect === 'mysql') {
+      const r = await trx
+        .insertInto('audit')
+        .values({ ...fields, signature: '' })
+        .executeTakeFirstOrThrow();
+      id = Number(r.insertId);
+    } else {
+      const r = await trx
+        .insertInto('audit')
+        .values({ ...fields, signature: '' })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      id = Number(r.id);
+    }
+    const signature = rt.keys.signer.sign(signedText(id, fields));
+    await trx.updateTable('audit').set({ signature }).where('id', '=', id).execute();
+    return id;
+  });
+}
+
+/**
+ * Text every database stores unchanged: no NUL (PostgreSQL refuses it), no lone surrogate (it
+ * would come back as U+FFFD and break the signature), and at most `max` characters — counted in
+ * code points as the databases count them, so an emoji at the limit is kept or dropped whole.
+ */
+function storable(v: string, max: number | undefined): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what must go
+  let out = v.toWellFormed().replace(/\u0000/g, '\uFFFD');
+  if (max !== undefined && out.length > max) {
+    const chars = [...out];
+    if (chars.length > max) out = chars.slice(0, max).join('');
+  }
+  return out;
 }
 
 /** Columns as the API names them, in privacyIDEA's order. */
@@ -259,6 +298,8 @@ export interface AuditPage {
 }
 
 export const MAX_PAGE_SIZE = 10_000;
+/** Keeps the SQL offset a safe integer on every dialect. */
+const MAX_PAGE = 1_000_000_000;
 
 type AuditSelect = SelectQueryBuilder<Database, 'audit', object>;
 
@@ -289,8 +330,9 @@ function applyFilters(rt: Runtime, q: AuditSelect, query: AuditQuery): AuditSele
     }
   }
   if (query.timelimit) {
-    const since = new Date(rt.clock().getTime() - parseDuration(query.timelimit) * 1000);
-    out = out.where('date', '>=', since.toISOString());
+    const since = rt.clock().getTime() - parseDuration(query.timelimit) * 1000;
+    // A span reaching before 1970 covers every row (and would not make a valid date).
+    if (since > 0) out = out.where('date', '>=', new Date(since).toISOString());
   }
   return out;
 }
@@ -300,6 +342,7 @@ export async function searchAudit(rt: Runtime, query: AuditQuery): Promise<Audit
   let pageSize = Math.trunc(query.pageSize ?? 15) || 15;
   if (pageSize < 1) pageSize = 15;
   if (pageSize > MAX_PAGE_SIZE) throw new ParameterError(`page_size must be at most ${MAX_PAGE_SIZE}`);
+  if (page > MAX_PAGE) throw new ParameterError(`page must be at most ${MAX_PAGE}`);
   const base = applyFilters(rt, rt.store.db.selectFrom('audit'), query);
   const countRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const count = Number(countRow.n);
@@ -336,7 +379,7 @@ async function toRecords(rt: Runtime, rows: Selectable<AuditTable>[]): Promise<A
 
 function toRecord(rt: Runtime, r: Selectable<AuditTable>, previousPresent: boolean): AuditRecord {
   const { id, signature, ...fields } = r;
-  const sigOk = rt.keys.signer.verify(signedText(fields), signature);
+  const sigOk = rt.keys.signer.verify(signedText(id, fields), signature);
   return {
     number: id,
     date: r.date,
@@ -459,7 +502,7 @@ export async function verifyAudit(rt: Runtime, onProgress?: (done: number) => vo
     if (rows.length === 0) return result;
     for (const r of rows) {
       const { id, signature, ...fields } = r;
-      if (!rt.keys.signer.verify(signedText(fields), signature)) result.badSignatures.push(id);
+      if (!rt.keys.signer.verify(signedText(id, fields), signature)) result.badSignatures.push(id);
       if (previous !== undefined && id !== previous + 1) result.gapsAfter.push(previous);
       previous = id;
       result.checked++;

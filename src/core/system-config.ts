@@ -63,24 +63,51 @@ const KEY_SYNTAX = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,254}$/;
 const MAX_VALUE = 65_000;
 const MAX_DESCRIPTION = 2000;
 
-export function validateEntry(e: ConfigEntry): Required<ConfigEntry> {
+/** The checks that do not depend on what is stored: key syntax, sizes, characters. */
+function checkSyntax(e: ConfigEntry): void {
   if (!KEY_SYNTAX.test(e.key)) {
     throw new ParameterError(
-      `Invalid configuration key '${e.key}': use letters, digits, '_', '.', ':' or '-' (at most 255)`,
+      `Invalid configuration key '${printable(e.key)}': use letters, digits, '_', '.', ':' or '-' (at most 255)`,
     );
   }
-  const type = e.type ?? '';
-  if (!(CONFIG_TYPES as readonly string[]).includes(type)) {
+  if (/\.(type|desc)$/.test(e.key)) {
     throw new ParameterError(
-      `Invalid type '${type}' for ${e.key}: use int, string, text, password or public`,
+      `Invalid configuration key '${e.key}': names ending in .type or .desc are the attributes of another key`,
+    );
+  }
+  if (e.type !== undefined && !(CONFIG_TYPES as readonly string[]).includes(e.type)) {
+    throw new ParameterError(
+      `Invalid type '${printable(e.type)}' for ${e.key}: use int, string, text, password or public`,
     );
   }
   if (e.value.length > MAX_VALUE)
     throw new ParameterError(`The value of ${e.key} is longer than ${MAX_VALUE} characters`);
-  const description = e.description ?? '';
-  if (description.length > MAX_DESCRIPTION) {
+  if ((e.description ?? '').length > MAX_DESCRIPTION) {
     throw new ParameterError(`The description of ${e.key} is longer than ${MAX_DESCRIPTION} characters`);
   }
+  // PostgreSQL cannot store NUL in text, and no configuration value has a use for it.
+  if (e.value.includes('\u0000') || (e.description ?? '').includes('\u0000')) {
+    throw new ParameterError(`The value or description of ${e.key} contains a NUL character`);
+  }
+}
+
+function printable(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
+  return s.replace(/[\u0000-\u001f\u007f]/g, '?');
+}
+
+/**
+ * Checks an entry and returns it as it will be stored. A type or description that is not given
+ * keeps the stored one (`existing`), so that updating a password-typed entry without repeating
+ * `.type=password` does not store the new secret in clear text.
+ */
+export function validateEntry(
+  e: ConfigEntry,
+  existing?: { type: string; description: string },
+): Required<ConfigEntry> {
+  checkSyntax(e);
+  const type = e.type ?? existing?.type ?? '';
+  const description = e.description ?? existing?.description ?? '';
   let value = e.value;
   if (type === 'int') intBetween(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)(value, e.key);
   const known = KNOWN[e.key];
@@ -97,22 +124,31 @@ export async function setConfig(
   entries: ConfigEntry[],
 ): Promise<Record<string, 'insert' | 'update'>> {
   if (entries.length === 0) throw new ParameterError('No configuration values given');
-  const valid = entries.map(validateEntry);
-  const sealed = valid.map((e) => ({
-    ...e,
-    value: e.type === 'password' ? ctx.hsm.encrypt(e.value) : e.value,
-  }));
+  // Everything that can be checked without the database fails before a transaction starts.
+  for (const e of entries) validateEntry(e);
+  if (entries.some((e) => e.type === 'password')) ctx.hsm.encrypt('');
   return ctx.store.db.transaction().execute(async (trx) => {
     const out: Record<string, 'insert' | 'update'> = {};
-    for (const e of sealed) out[e.key] = await upsert(trx, e);
+    for (const e of entries) {
+      const stored = await trx
+        .selectFrom('config')
+        .select(['type', 'description'])
+        .where('name', '=', e.key)
+        .executeTakeFirst();
+      const valid = validateEntry(e, stored);
+      if (valid.type === 'password') valid.value = ctx.hsm.encrypt(valid.value);
+      out[e.key] = await upsert(trx, valid, stored !== undefined);
+    }
     return out;
   });
 }
 
-async function upsert(db: Db, e: Required<ConfigEntry>): Promise<'insert' | 'update'> {
+async function upsert(db: Db, e: Required<ConfigEntry>, exists: boolean): Promise<'insert' | 'update'> {
   const row = { value: e.value, type: e.type, description: e.description };
-  const r = await db.updateTable('config').set(row).where('name', '=', e.key).executeTakeFirst();
-  if (Number(r.numUpdatedRows) > 0) return 'update';
+  if (exists) {
+    await db.updateTable('config').set(row).where('name', '=', e.key).execute();
+    return 'update';
+  }
   await db
     .insertInto('config')
     .values({ name: e.key, ...row })

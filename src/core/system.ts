@@ -12,7 +12,8 @@ import { listConfig } from './system-config.ts';
 const MAX_RANDOM_BYTES = 1024;
 
 export function randomKey(lenParam: string | undefined, encodeParam: string | undefined): string {
-  const len = lenParam === undefined || lenParam === '' ? 20 : Number(lenParam);
+  const len =
+    lenParam === undefined || lenParam === '' ? 20 : /^\d+$/.test(lenParam) ? Number(lenParam) : NaN;
   if (!Number.isInteger(len) || len < 1 || len > MAX_RANDOM_BYTES) {
     throw new ParameterError(`len must be a whole number of bytes from 1 to ${MAX_RANDOM_BYTES}`);
   }

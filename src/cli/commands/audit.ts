@@ -38,18 +38,22 @@ export function auditCommand(): Command {
     .option('--timelimit <span>', 'only entries newer than e.g. 1h, 7d')
     .option('--page <n>', 'page number', integer, 1)
     .option('--page-size <n>', 'entries per page', integer, 15)
+    .option('--sortorder <order>', 'desc (newest first, the default) or asc', 'desc')
     .option('--json', 'print JSON')
     .action(
       async (
         words: string[],
-        o: { timelimit?: string; page: number; pageSize: number; json?: boolean },
+        o: { timelimit?: string; page: number; pageSize: number; sortorder: string; json?: boolean },
         cmd: Command,
       ) => {
+        if (o.sortorder !== 'asc' && o.sortorder !== 'desc')
+          throw new ParameterError("--sortorder must be 'asc' or 'desc'");
         const query: AuditQuery = {
           filters: filtersOf(words),
           timelimit: o.timelimit,
           page: o.page,
           pageSize: o.pageSize,
+          sortorder: o.sortorder,
         };
         const page = await withContext(cmd, (ctx) => searchAudit(ctx, query));
         if (o.json) return printJson(page);
@@ -118,7 +122,7 @@ export function auditCommand(): Command {
     });
   audit
     .command('verify')
-    .description('check the signature of every entry and that no entry is missing')
+    .description('check the signature of every entry and that no entry is missing (exit 2 if not)')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }, cmd: Command) => {
       const r = await withContext(cmd, async (ctx) => {
@@ -135,7 +139,8 @@ export function auditCommand(): Command {
         if (r.badSignatures.length) console.log(`Bad signatures: ${r.badSignatures.slice(0, 50).join(', ')}`);
         if (r.gapsAfter.length) console.log(`Entries missing after: ${r.gapsAfter.slice(0, 50).join(', ')}`);
       }
-      if (r.badSignatures.length > 0) process.exitCode = 2;
+      // Rotation only removes the oldest rows, so a gap inside the log means rows were deleted.
+      if (r.badSignatures.length > 0 || r.gapsAfter.length > 0) process.exitCode = 2;
     });
   return audit;
 }

@@ -1,15 +1,18 @@
 import { Command } from 'commander';
-import { audited, readNewPassword, withContext } from '../common.ts';
+import { audited, printJson, readNewPassword, withContext } from '../common.ts';
 
 export function hsmCommand(): Command {
   const hsm = new Command('hsm').description('the security module that encrypts secrets at rest');
   hsm
     .command('status')
     .description('show whether the encryption key is password protected and usable')
-    .action(async (_o, cmd: Command) => {
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }, cmd: Command) => {
       await withContext(cmd, async (ctx) => {
-        console.log(`protected: ${ctx.hsm.isProtected ? 'yes' : 'no'}`);
-        console.log(`ready: ${ctx.hsm.isReady() ? 'yes' : 'no'}`);
+        const status = { protected: ctx.hsm.isProtected, ready: ctx.hsm.isReady() };
+        if (o.json) return printJson(status);
+        console.log(`protected: ${status.protected ? 'yes' : 'no'}`);
+        console.log(`ready: ${status.ready ? 'yes' : 'no'}`);
       });
     });
   hsm

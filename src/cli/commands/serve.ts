@@ -3,7 +3,6 @@ import { ensureInitialAdmin } from '../../core/admin.ts';
 import { rotateAudit } from '../../core/audit.ts';
 import { localOperator, withCaller } from '../../core/context.ts';
 import { openRuntime } from '../../core/runtime.ts';
-import { startServer } from '../../http/server.ts';
 import { VERSION } from '../../version.ts';
 import { configFrom } from '../common.ts';
 
@@ -14,6 +13,8 @@ export function serveCommand(): Command {
     .description('run the authentication server')
     .action(async (_opts, cmd: Command) => {
       const config = configFrom(cmd);
+      // The HTTP stack is loaded only here, so that the other commands start quickly.
+      const { startServer } = await import('../../http/server.ts');
       const rt = await openRuntime(config);
       const operator = withCaller(rt, localOperator());
       const password = await ensureInitialAdmin(operator);
