@@ -34,7 +34,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
     }
   }
   const keys = loadServerKeys(dataDir);
-  const store = openDatabase(config.databaseUrl || defaultDatabaseUrl(dataDir), dataDir);
+  const store = await openDatabase(config.databaseUrl || defaultDatabaseUrl(dataDir), dataDir);
   const log = options.logger ?? pino({ level: config.log.level, redact: ['password', 'pass', '*.password'] });
   try {
     if (options.migrate !== false) await migrate(store);

@@ -16,8 +16,6 @@ import {
   SqliteDriver,
 } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { createPool as createMysqlPool } from 'mysql2';
-import pg from 'pg';
 import { DatabaseError } from '../core/errors.ts';
 import { migrationProvider } from './migrations.ts';
 import type { AuditTable, Database } from './schema.ts';
@@ -30,9 +28,6 @@ export interface Store {
   dialect: Dialect;
   close(): Promise<void>;
 }
-
-// PostgreSQL bigint (int8) arrives as text by default; ids and counts stay far below 2^53.
-pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 
 /**
  * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its migrator would
@@ -95,7 +90,11 @@ function sqlitePath(url: string, baseDir: string): string {
   return isAbsolute(path) ? path : join(baseDir, path);
 }
 
-export function openDatabase(url: string, baseDir = process.cwd()): Store {
+/**
+ * The network drivers are loaded only for the database in use: each costs a CLI command about a
+ * tenth of a second at start-up.
+ */
+export async function openDatabase(url: string, baseDir = process.cwd()): Promise<Store> {
   const dialect = dialectOf(url);
   if (dialect === 'sqlite') {
     const binding = sqliteNativeBinding();
@@ -118,6 +117,9 @@ export function openDatabase(url: string, baseDir = process.cwd()): Store {
     return { db, dialect, close: () => db.destroy() };
   }
   if (dialect === 'postgres') {
+    const { default: pg } = await import('pg');
+    // PostgreSQL bigint (int8) arrives as text by default; ids and counts stay far below 2^53.
+    pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     // An idle connection that the server drops (restart, failover, idle timeout) is reported as an
     // 'error' event, which would end the process if nobody listened; pg discards that connection
@@ -126,6 +128,7 @@ export function openDatabase(url: string, baseDir = process.cwd()): Store {
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect, close: () => db.destroy() };
   }
+  const { createPool: createMysqlPool } = await import('mysql2');
   const mysqlUrl = url.replace(/^mariadb:/, 'mysql:');
   const pool = createMysqlPool({
     uri: mysqlUrl,

@@ -11,36 +11,40 @@ function idType(dialect: Dialect) {
   return dialect === 'postgres' ? sql`bigserial` : sql`integer`;
 }
 
+/**
+ * A new table; on MySQL/MariaDB with a binary utf8mb4 collation, so that keys and names compare
+ * case-sensitively and exactly, as on the other dialects, whatever the server's default.
+ */
+function createTable(db: Kysely<unknown>, dialect: Dialect, name: string) {
+  const t = db.schema.createTable(name);
+  return dialect === 'mysql' ? t.modifyEnd(sql`character set utf8mb4 collate utf8mb4_bin`) : t;
+}
+
 const MIGRATIONS: Record<string, { up: Build }> = {
   '0001_base': {
     async up(db, dialect) {
-      await db.schema
-        .createTable('admin')
+      await createTable(db, dialect, 'admin')
         .addColumn('name', 'varchar(255)', (c) => c.primaryKey())
         .addColumn('password_hash', 'varchar(255)', (c) => c.notNull())
         .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
         .execute();
-      await db.schema
-        .createTable('config')
+      await createTable(db, dialect, 'config')
         .addColumn('name', 'varchar(255)', (c) => c.primaryKey())
         .addColumn('value', 'text', (c) => c.notNull())
         .addColumn('type', 'varchar(32)', (c) => c.notNull())
         .addColumn('description', 'varchar(2000)', (c) => c.notNull())
         .execute();
-      await db.schema
-        .createTable('meta')
+      await createTable(db, dialect, 'meta')
         .addColumn('name', 'varchar(64)', (c) => c.primaryKey())
         .addColumn('value', 'text', (c) => c.notNull())
         .execute();
-      await db.schema
-        .createTable('node')
+      await createTable(db, dialect, 'node')
         .addColumn('name', 'varchar(255)', (c) => c.primaryKey())
         .addColumn('uuid', 'varchar(36)', (c) => c.notNull())
         .addColumn('last_seen', 'varchar(32)', (c) => c.notNull())
         .execute();
       const v = (n: number) => `varchar(${n})` as const;
-      await db.schema
-        .createTable('audit')
+      await createTable(db, dialect, 'audit')
         .addColumn('id', idType(dialect), (c) =>
           dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
         )
@@ -73,6 +77,47 @@ const MIGRATIONS: Record<string, { up: Build }> = {
       await db.schema.createIndex('audit_date').on('audit').column('date').execute();
       await db.schema.createIndex('audit_user_realm').on('audit').columns(['user', 'realm']).execute();
       await db.schema.createIndex('audit_serial').on('audit').column('serial').execute();
+    },
+  },
+  '0002_user_stores': {
+    async up(db, dialect) {
+      const id = (t: ReturnType<typeof createTable>) =>
+        t.addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        );
+      await id(createTable(db, dialect, 'resolver'))
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('type', 'varchar(64)', (c) => c.notNull())
+        .addColumn('config', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'varchar(32)', (c) => c.notNull())
+        .execute();
+      await id(createTable(db, dialect, 'realm'))
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('is_default', 'integer', (c) => c.notNull())
+        .execute();
+      await createTable(db, dialect, 'realm_resolver')
+        .addColumn('realm_id', 'integer', (c) => c.notNull())
+        .addColumn('resolver_id', 'integer', (c) => c.notNull())
+        .addColumn('priority', 'integer')
+        .addColumn('node', 'varchar(255)', (c) => c.notNull())
+        .addPrimaryKeyConstraint('realm_resolver_pk', ['realm_id', 'resolver_id', 'node'])
+        .execute();
+      await createTable(db, dialect, 'user_attribute')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('userid', 'varchar(320)', (c) => c.notNull())
+        .addColumn('resolver', 'varchar(255)', (c) => c.notNull())
+        .addColumn('realm', 'varchar(255)', (c) => c.notNull())
+        .addColumn('key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('type', 'varchar(64)', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('user_attribute_user')
+        .on('user_attribute')
+        .columns(['resolver', 'userid'])
+        .execute();
     },
   },
 };

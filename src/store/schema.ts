@@ -55,10 +55,48 @@ export interface AuditTable {
   signature: string;
 }
 
+export interface ResolverTable {
+  id: Generated<number>;
+  name: string;
+  type: string;
+  /** JSON object of the resolver's settings; password-typed values sealed by the security module. */
+  config: string;
+  updated_at: string;
+}
+
+export interface RealmTable {
+  id: Generated<number>;
+  name: string;
+  is_default: number;
+}
+
+export interface RealmResolverTable {
+  realm_id: number;
+  resolver_id: number;
+  /** Lower is asked first; null sorts as 1000 (privacyIDEA's rule). */
+  priority: number | null;
+  /** '' for every node. */
+  node: string;
+}
+
+export interface UserAttributeTable {
+  id: Generated<number>;
+  userid: string;
+  resolver: string;
+  realm: string;
+  key: string;
+  value: string;
+  type: string;
+}
+
 export interface Database {
   admin: AdminTable;
   config: ConfigTable;
   meta: MetaTable;
   node: NodeTable;
   audit: AuditTable;
+  resolver: ResolverTable;
+  realm: RealmTable;
+  realm_resolver: RealmResolverTable;
+  user_attribute: UserAttributeTable;
 }

@@ -136,7 +136,7 @@ describe.each(testDialects())('authsrv db upgrade on %s', (dialect) => {
   it('applies the migrations to an empty database, then finds it up to date', async () => {
     const first = await c.run(['db', 'upgrade']);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^Applied: 0001_base/);
+    expect(first.stdout).toMatch(/^Applied: 0001_base, 0002_user_stores/);
     const second = await c.run(['db', 'upgrade']);
     expect(second).toMatchObject({ code: 0, stdout: 'Database schema is up to date.\n' });
     const rt = await c.runtime();

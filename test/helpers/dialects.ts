@@ -65,7 +65,8 @@ export async function createTestDatabase(dialect: DialectName, dir?: string): Pr
   }
   const base = process.env.AUTHSRV_TEST_MYSQL_URL!;
   const c = await createConnection(base);
-  await c.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  // The most awkward server default on purpose: the migrations must set utf8mb4 with a binary collation.
+  await c.query(`CREATE DATABASE ${name} CHARACTER SET latin1 COLLATE latin1_swedish_ci`);
   await c.end();
   return {
     url: withDatabase(base, name),

@@ -21,10 +21,23 @@ import { SecurityModule } from '../../src/crypto/security-module.ts';
 import { loadServerKeys } from '../../src/crypto/server-keys.ts';
 import { insertReturningId, migrate, openDatabase, type Store } from '../../src/store/database.ts';
 import { LATEST_MIGRATION } from '../../src/store/migrations.ts';
+
+const ALL_MIGRATIONS = ['0001_base', '0002_user_stores'];
+
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-const TABLES = ['admin', 'audit', 'config', 'meta', 'node'];
+const TABLES = [
+  'admin',
+  'audit',
+  'config',
+  'meta',
+  'node',
+  'resolver',
+  'realm',
+  'realm_resolver',
+  'user_attribute',
+];
 const silent = pino({ level: 'silent' });
 
 function auditRow(info: string) {
@@ -107,13 +120,13 @@ describe.each(testDialects())('storage on %s', (dialect) => {
   }
 
   it('migrates an empty database to the latest schema, once', async () => {
-    const store = openDatabase(db.url, tmp);
+    const store = await openDatabase(db.url, tmp);
     opened.push(store);
     const before = await store.db.introspection.getTables();
     expect(before.map((t) => t.name)).toEqual([]);
 
-    expect(await migrate(store)).toEqual(['0001_base']);
-    expect(LATEST_MIGRATION).toBe('0001_base');
+    expect(await migrate(store)).toEqual(ALL_MIGRATIONS);
+    expect(LATEST_MIGRATION).toBe(ALL_MIGRATIONS.at(-1));
     const tables = (await store.db.introspection.getTables()).map((t) => t.name);
     for (const t of TABLES) expect(tables).toContain(t);
 
@@ -125,13 +138,13 @@ describe.each(testDialects())('storage on %s', (dialect) => {
     expect(audit.columns.find((c) => c.name === 'id')!.isAutoIncrementing).toBe(true);
 
     expect(await migrate(store)).toEqual([]);
-    const again = openDatabase(db.url, tmp);
+    const again = await openDatabase(db.url, tmp);
     opened.push(again);
     expect(await migrate(again)).toEqual([]);
   });
 
   it('round-trips rows through every table', async () => {
-    const store = openDatabase(db.url, tmp);
+    const store = await openDatabase(db.url, tmp);
     opened.push(store);
     await migrate(store);
     await store.db
@@ -162,7 +175,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
   });
 
   it('returns increasing ids from insertReturningId', async () => {
-    const store = openDatabase(db.url, tmp);
+    const store = await openDatabase(db.url, tmp);
     opened.push(store);
     await migrate(store);
     const ids: number[] = [];
@@ -361,7 +374,7 @@ describe('authsrv db upgrade', () => {
     const first = await cli(['--data-dir', dataDir, 'db', 'upgrade']);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain('Applied: 0001_base');
+    expect(first.stdout).toContain(`Applied: ${ALL_MIGRATIONS.join(', ')}`);
     expect(statSync(join(dataDir, 'authsrv.db')).mode & 0o777).toBe(0o600);
     const second = await cli(['--data-dir', dataDir, 'db', 'upgrade']);
     expect(second.code).toBe(0);
@@ -376,7 +389,7 @@ describe('authsrv db upgrade', () => {
         const env = { AUTHSRV_DATABASE_URL: db.url };
         const first = await cli(['--data-dir', join(tmp, 'data'), 'db', 'upgrade'], env);
         expect(first.stderr).toBe('');
-        expect(first.stdout).toContain('Applied: 0001_base');
+        expect(first.stdout).toContain(`Applied: ${ALL_MIGRATIONS.join(', ')}`);
         const second = await cli(['--data-dir', join(tmp, 'data'), 'db', 'upgrade'], env);
         expect(second.stdout).toContain('up to date');
       } finally {
@@ -406,26 +419,28 @@ describe('openDatabase', () => {
       [`sqlite:${join(tmp, 'abs.db')}`, join(tmp, 'abs.db')],
       [`sqlite://${join(tmp, 'slashes.db')}`, join(tmp, 'slashes.db')],
     ] as const) {
-      const store = openDatabase(url, tmp);
+      const store = await openDatabase(url, tmp);
       try {
-        expect(await migrate(store)).toEqual(['0001_base']);
+        expect(await migrate(store)).toEqual(ALL_MIGRATIONS);
       } finally {
         await store.close();
       }
       expect(statSync(file).mode & 0o777, url).toBe(0o600);
     }
-    const memory = openDatabase('sqlite::memory:', tmp);
+    const memory = await openDatabase('sqlite::memory:', tmp);
     try {
-      expect(await migrate(memory)).toEqual(['0001_base']);
+      expect(await migrate(memory)).toEqual(ALL_MIGRATIONS);
     } finally {
       await memory.close();
     }
   });
 
-  it('rejects unusable URLs with a clear error', () => {
-    expect(() => openDatabase('sqlite:', tmp)).toThrow(/names no SQLite file/);
-    expect(() => openDatabase(`sqlite:${join(tmp, 'no/such/dir/a.db')}`, tmp)).toThrow(/no such directory/);
-    expect(() => openDatabase('oracle://scott:tiger@db/orcl', tmp)).toThrow(/oracle:/);
-    expect(() => openDatabase('oracle://scott:tiger@db/orcl', tmp)).not.toThrow(/tiger/);
+  it('rejects unusable URLs with a clear error', async () => {
+    await expect(openDatabase('sqlite:', tmp)).rejects.toThrow(/names no SQLite file/);
+    await expect(openDatabase(`sqlite:${join(tmp, 'no/such/dir/a.db')}`, tmp)).rejects.toThrow(
+      /no such directory/,
+    );
+    await expect(openDatabase('oracle://scott:tiger@db/orcl', tmp)).rejects.toThrow(/oracle:/);
+    await expect(openDatabase('oracle://scott:tiger@db/orcl', tmp)).rejects.not.toThrow(/tiger/);
   });
 });
