@@ -92,3 +92,10 @@ export class RequestBodyError extends ParameterError {
     this.httpStatus = httpStatus;
   }
 }
+
+/** A user store failed (unreachable, timed out, refused the service account …). */
+export class ResolverError extends AuthsrvError {
+  constructor(message: string, code = 907) {
+    super(message, code);
+  }
+}

@@ -1,0 +1,21 @@
+// Every resolver type authsrv knows, by its API type name.
+import { ParameterError } from '../core/errors.ts';
+import { ldapResolver } from './ldap.ts';
+import { passwdResolver } from './passwd.ts';
+import { scimResolver } from './scim.ts';
+import { sqlResolver } from './sql.ts';
+import type { ResolverKind } from './user-store.ts';
+
+const KINDS: readonly ResolverKind[] = [passwdResolver, sqlResolver, scimResolver];
+
+export function resolverKinds(): readonly ResolverKind[] {
+  return KINDS;
+}
+
+export function resolverKind(type: string): ResolverKind {
+  const kind = KINDS.find((k) => k.type === type);
+  if (!kind) {
+    throw new ParameterError(`Unknown resolver type '${type}': use ${KINDS.map((k) => k.type).join(', ')}`);
+  }
+  return kind;
+}
