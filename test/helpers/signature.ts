@@ -50,6 +50,8 @@ export function run(command: string, args: string[], input?: string): Promise<Ru
     });
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
+    // A command that reads files, not stdin, may exit before the write lands: that EPIPE is harmless.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(input ?? '');
   });
 }
