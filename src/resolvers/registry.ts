@@ -6,7 +6,7 @@ import { scimResolver } from './scim.ts';
 import { sqlResolver } from './sql.ts';
 import type { ResolverKind } from './user-store.ts';
 
-const KINDS: readonly ResolverKind[] = [passwdResolver, sqlResolver, scimResolver];
+const KINDS: readonly ResolverKind[] = [passwdResolver, ldapResolver, sqlResolver, scimResolver];
 
 export function resolverKinds(): readonly ResolverKind[] {
   return KINDS;

@@ -1,0 +1,170 @@
+// passwdresolver: users of a file in /etc/passwd format. The file is read again when it changes
+// (checked at most once a second), so edits need no restart.
+import { readFileSync, statSync } from 'node:fs';
+import { ParameterError } from '../core/errors.ts';
+import { verifyCryptHash } from '../crypto/crypt-hashes.ts';
+import { settingText, wildcardMatcher } from './settings.ts';
+import type { ResolverKind, ResolverSettings, UserRecord, UserSearch, UserStore } from './user-store.ts';
+
+interface PasswdUser {
+  record: UserRecord;
+  hash: string;
+}
+
+const RECHECK_MS = 1000;
+
+function fileOf(settings: ResolverSettings): string {
+  return (
+    settingText(settings, 'Filename') ||
+    settingText(settings, 'fileName') ||
+    settingText(settings, 'filename') ||
+    '/etc/passwd'
+  );
+}
+
+/**
+ * One line `login:hash:uid:gid:GECOS:home:shell` → a user. GECOS as privacyIDEA reads it: the
+ * first entry is the name (given name up to the first space, surname after it); with at least four
+ * entries the 3rd is `mobile` and the 4th `phone`; `email` is the first entry from the 5th on that
+ * looks like an e-mail address; `description` is the whole GECOS field.
+ */
+export function parsePasswdLine(line: string): PasswdUser | undefined {
+  if (line.trim() === '' || line.startsWith('#')) return undefined;
+  const f = line.split(':');
+  if (f.length < 7 || f[0] === '') return undefined;
+  const gecos = f[4]!.split(',');
+  const name = (gecos[0] ?? '').trim();
+  const space = name.indexOf(' ');
+  const phones = gecos.length >= 4;
+  const record: UserRecord = {
+    userid: f[2]!,
+    username: f[0]!,
+    givenname: space < 0 ? name : name.slice(0, space),
+    surname: space < 0 ? '' : name.slice(space + 1),
+    phone: phones ? gecos[3]! : '',
+    mobile: phones ? gecos[2]! : '',
+    email:
+      gecos
+        .slice(4)
+        .map((g) => g.trim())
+        .find((g) => /^\S+@\S+\.\S+$/.test(g)) ?? '',
+    description: f[4]!,
+  };
+  return { record, hash: f[1]! };
+}
+
+/**
+ * privacyIDEA's numeric userid searches: `=1000`, `>=1000`, `<2000`, `between 1000,2000`; any other
+ * pattern is a `*` wildcard like every other field.
+ */
+function useridMatcher(pattern: string): ((value: string | undefined) => boolean) | undefined {
+  const between = /^\s*between\s*(-?\d+)\s*,\s*(-?\d+)\s*$/i.exec(pattern);
+  if (between) {
+    const [lo, hi] = [Number(between[1]), Number(between[2])].sort((a, b) => a - b) as [number, number];
+    return (v) => v !== undefined && /^-?\d+$/.test(v) && Number(v) >= lo && Number(v) <= hi;
+  }
+  const cmp = /^\s*(>=|<=|>|<|=)\s*(-?\d+)\s*$/.exec(pattern);
+  if (!cmp) return undefined;
+  const n = Number(cmp[2]);
+  const test = {
+    '>=': (u: number) => u >= n,
+    '<=': (u: number) => u <= n,
+    '>': (u: number) => u > n,
+    '<': (u: number) => u < n,
+    '=': (u: number) => u === n,
+  }[cmp[1]!]!;
+  return (v) => v !== undefined && /^-?\d+$/.test(v) && test(Number(v));
+}
+
+class PasswdStore implements UserStore {
+  readonly editable = false;
+  private readonly file: string;
+  private users: PasswdUser[] = [];
+  private stamp = '';
+  private checkedAt = 0;
+
+  constructor(file: string) {
+    this.file = file;
+    this.reload();
+  }
+
+  private reload(): void {
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(this.file);
+    } catch (e) {
+      throw new ParameterError(
+        `Cannot read the passwd file ${this.file}: ${(e as NodeJS.ErrnoException).code ?? e}`,
+      );
+    }
+    const stamp = `${st.mtimeMs}:${st.size}:${st.ino}`;
+    if (stamp === this.stamp) return;
+    const users: PasswdUser[] = [];
+    for (const line of readFileSync(this.file, 'utf8').split('\n')) {
+      const u = parsePasswdLine(line);
+      if (u) users.push(u);
+    }
+    this.users = users;
+    this.stamp = stamp;
+  }
+
+  private current(): PasswdUser[] {
+    const now = Date.now();
+    if (now - this.checkedAt >= RECHECK_MS) {
+      this.checkedAt = now;
+      this.reload();
+    }
+    return this.users;
+  }
+
+  async findByLogin(login: string): Promise<UserRecord | undefined> {
+    return this.current().find((u) => u.record.username === login)?.record;
+  }
+
+  async findById(userid: string): Promise<UserRecord | undefined> {
+    return this.current().find((u) => u.record.userid === userid)?.record;
+  }
+
+  async search(filter: UserSearch, limit: number): Promise<UserRecord[]> {
+    const tests = Object.entries(filter).map(
+      ([k, v]) => [k, (k === 'userid' && useridMatcher(v)) || wildcardMatcher(v)] as const,
+    );
+    const out: UserRecord[] = [];
+    for (const { record } of this.current()) {
+      if (
+        tests.every(([k, test]) => test(typeof record[k] === 'string' ? (record[k] as string) : undefined))
+      ) {
+        out.push(record);
+        if (out.length >= limit) break;
+      }
+    }
+    return out;
+  }
+
+  async checkPassword(user: UserRecord, password: string): Promise<boolean> {
+    const entry = this.current().find(
+      (u) => u.record.userid === user.userid && u.record.username === user.username,
+    );
+    return entry !== undefined && (await verifyCryptHash(entry.hash, password));
+  }
+
+  async close(): Promise<void> {}
+}
+
+export const passwdResolver: ResolverKind = {
+  type: 'passwdresolver',
+  settings: {
+    Filename: {
+      type: 'string',
+      description: 'File in /etc/passwd format',
+      default: '/etc/passwd',
+      aliases: ['fileName', 'filename'],
+    },
+  },
+  open: (settings) => new PasswdStore(fileOf(settings)),
+  async test(settings) {
+    const store = new PasswdStore(fileOf(settings));
+    const n = (await store.search({}, Number.MAX_SAFE_INTEGER)).length;
+    return { value: true, description: `Found ${n} users in ${fileOf(settings)}.` };
+  },
+};
