@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.ts';
 import { newAuditEntry, writeAudit } from '../core/audit.ts';
 import { type Context, localOperator, withCaller } from '../core/context.ts';
 import { ParameterError } from '../core/errors.ts';
+import { closeUserStores } from '../core/resolver.ts';
 import { type OpenOptions, openRuntime } from '../core/runtime.ts';
 
 export interface GlobalOptions {
@@ -30,6 +31,8 @@ export async function withContext<T>(
   try {
     return await fn(withCaller(rt, localOperator()));
   } finally {
+    // Open user stores hold connections (LDAP, SQL) that would keep the command from exiting.
+    await closeUserStores(rt);
     await rt.store.close();
   }
 }

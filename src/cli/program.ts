@@ -8,7 +8,10 @@ import { auditCommand } from './commands/audit.ts';
 import { configCommand } from './commands/config.ts';
 import { dbCommand } from './commands/db.ts';
 import { hsmCommand } from './commands/hsm.ts';
+import { realmCommand } from './commands/realm.ts';
+import { resolverCommand } from './commands/resolver.ts';
 import { serveCommand } from './commands/serve.ts';
+import { userCommand } from './commands/user.ts';
 
 export function buildProgram(): Command {
   const program = new Command('authsrv')
@@ -18,7 +21,17 @@ export function buildProgram(): Command {
     .option('-d, --data-dir <dir>', 'data directory (overrides data_dir)')
     .showHelpAfterError()
     .exitOverride();
-  for (const make of [serveCommand, dbCommand, adminCommand, auditCommand, configCommand, hsmCommand]) {
+  for (const make of [
+    serveCommand,
+    dbCommand,
+    adminCommand,
+    auditCommand,
+    configCommand,
+    hsmCommand,
+    resolverCommand,
+    realmCommand,
+    userCommand,
+  ]) {
     program.addCommand(make());
   }
   return program;

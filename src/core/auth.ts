@@ -2,10 +2,12 @@
 // every protected request.
 import { randomBytes } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { ADMIN_ACTIONS, menusFor } from '../policy/admin-actions.ts';
+import { ADMIN_ACTIONS, menusFor, USER_ACTIONS } from '../policy/admin-actions.ts';
 import { verifyAdmin } from './admin.ts';
 import type { Caller, Role, Runtime } from './context.ts';
-import { AuthCode, AuthError } from './errors.ts';
+import { AuthCode, AuthError, AuthsrvError } from './errors.ts';
+import { realmExists } from './realm.ts';
+import { findUser, splitLogin } from './user.ts';
 
 export interface LoginRequest {
   username: string | undefined;
@@ -58,24 +60,44 @@ export const WEBUI_DEFAULTS = {
 } as const;
 
 export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult> {
-  if (req.realm) {
-    // No realms exist until user stores are configured; any realm named is therefore unknown.
+  if (req.realm && !(await realmExists(rt, req.realm))) {
     throw new AuthError(`Authentication failure. Unknown realm: ${req.realm}.`, AuthCode.WrongCredentials);
   }
-  if (!req.username)
+  if (!req.username) {
     throw new AuthError('Authentication failure. Missing Username', AuthCode.MissingUsername);
-  const ok = await verifyAdmin(rt, req.username, req.password ?? '');
-  if (!ok) throw new AuthError(WRONG_CREDENTIALS, AuthCode.WrongCredentials);
-  const caller: Caller = {
-    role: 'admin',
-    username: req.username,
-    realm: '',
-    authtype: 'password',
-    client: req.client,
-  };
-  const rights = [...ADMIN_ACTIONS];
+  }
+  const password = req.password ?? '';
+  // A local administrator is matched by the name exactly as sent (admin@realm is never one).
+  let caller: Caller | undefined;
+  if (await verifyAdmin(rt, req.username, password)) {
+    caller = { role: 'admin', username: req.username, realm: '', authtype: 'password', client: req.client };
+  } else {
+    caller = await loginRealmUser(rt, req, password);
+  }
+  if (!caller) throw new AuthError(WRONG_CREDENTIALS, AuthCode.WrongCredentials);
+  const rights = [...(caller.role === 'admin' ? ADMIN_ACTIONS : USER_ACTIONS)];
   const token = await issueJwt(rt, caller, rights);
   return { caller, token, rights, menus: menusFor(rights) };
+}
+
+/**
+ * A realm user whose store accepts the password, or undefined. A store that fails (unreachable, or
+ * one that cannot check passwords at all, like SCIM) rejects the login as privacyIDEA's resolvers do
+ * by answering false; the reason goes to the log, not to the client.
+ */
+async function loginRealmUser(rt: Runtime, req: LoginRequest, password: string): Promise<Caller | undefined> {
+  const { login: name, realm } = await splitLogin(rt, req.username!, req.realm);
+  if (!realm) return undefined;
+  try {
+    const user = await findUser(rt, name, realm);
+    if (!user || !(await user.store.checkPassword(user.info, password))) return undefined;
+    const role = rt.config.security.superuserRealms.includes(user.realm) ? 'admin' : 'user';
+    return { role, username: user.login, realm: user.realm, authtype: 'password', client: req.client };
+  } catch (e) {
+    if (!(e instanceof AuthsrvError)) throw e;
+    rt.log.warn({ err: e, login: name, realm }, 'user store failed during /auth; login rejected');
+    return undefined;
+  }
 }
 
 export async function issueJwt(rt: Runtime, caller: Caller, rights: string[]): Promise<string> {

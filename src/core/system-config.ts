@@ -2,7 +2,7 @@
 // database. Password-typed values are sealed with the security module and never leave as clear text.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Context } from './context.ts';
+import type { Context, Runtime } from './context.ts';
 import { ParameterError, ResourceNotFoundError } from './errors.ts';
 
 export const CENSORED = '__CENSORED__';
@@ -211,4 +211,15 @@ export async function setDefaults(
     throw new ParameterError(`Usage: parameters are: ${DEFAULT_KEYS.join(', ')}`, 77);
   }
   return setConfig(ctx, entries);
+}
+
+/** A boolean system setting as the services read it (absent → `fallback`). */
+export async function configFlag(rt: Runtime, key: string, fallback: boolean): Promise<boolean> {
+  const row = await rt.store.db
+    .selectFrom('config')
+    .select('value')
+    .where('name', '=', key)
+    .executeTakeFirst();
+  if (!row) return fallback;
+  return ['1', 'true', 'True', 'TRUE'].includes(row.value);
 }

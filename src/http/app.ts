@@ -14,14 +14,26 @@ import { routeTable } from './route.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
 import { healthRoutes } from './routes/healthz.ts';
+import { realmRoutes } from './routes/realm.ts';
+import { resolverRoutes } from './routes/resolver.ts';
 import { systemRoutes } from './routes/system.ts';
+import { userRoutes } from './routes/user.ts';
 
 export function createApp(rt: Runtime): Koa {
   const app = new Koa();
   const addresses = new ClientAddress(rt.config.http.trustedProxies);
   const router = new Router();
   const table = routeTable(router, rt);
-  for (const mount of [authRoutes, auditRoutes, systemRoutes, healthRoutes]) mount(table);
+  for (const mount of [
+    authRoutes,
+    auditRoutes,
+    systemRoutes,
+    healthRoutes,
+    resolverRoutes,
+    realmRoutes,
+    userRoutes,
+  ])
+    mount(table);
   const signer = rt.config.security.signResponses ? rt.keys.signer : undefined;
 
   app.use(async (koa, next) => {

@@ -76,6 +76,26 @@ const BY_MENU: Record<MainMenu, readonly string[]> = {
 
 export const ADMIN_ACTIONS: readonly string[] = Object.values(BY_MENU).flat();
 
+/** The boolean actions of the user scope (marked † in reference 5.5): what users may do to themselves. */
+export const USER_ACTIONS: readonly string[] = [
+  'enable',
+  'disable',
+  'setdescription',
+  'setpin',
+  'setrandompin',
+  'enrollpin',
+  'resync',
+  'reset',
+  'revoke',
+  'assign',
+  'unassign',
+  'delete',
+  'userlist',
+  'updateuser',
+  'auditlog',
+  'password_reset',
+];
+
 /** The main menus opened by a set of rights, in the order the privacyIDEA web UI shows them. */
 export function menusFor(rights: readonly string[]): MainMenu[] {
   const granted = new Set(rights);

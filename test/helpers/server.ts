@@ -7,6 +7,7 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config/load.ts';
 import { ensureInitialAdmin } from '../../src/core/admin.ts';
 import { localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
+import { closeUserStores } from '../../src/core/resolver.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import { type RunningServer, startServer } from '../../src/http/server.ts';
 import { createTestDatabase, type DialectName, type TestDatabase } from './dialects.ts';
@@ -95,6 +96,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     async close() {
       await server.close();
+      await closeUserStores(rt);
       await rt.store.close();
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ensureInitialAdmin } from '../../core/admin.ts';
 import { rotateAudit } from '../../core/audit.ts';
 import { localOperator, withCaller } from '../../core/context.ts';
+import { closeUserStores } from '../../core/resolver.ts';
 import { openRuntime } from '../../core/runtime.ts';
 import { VERSION } from '../../version.ts';
 import { configFrom } from '../common.ts';
@@ -49,6 +50,7 @@ export function serveCommand(): Command {
           rt.log.info({ signal }, 'shutting down');
           if (timer) clearInterval(timer);
           await server.close();
+          await closeUserStores(rt);
           await rt.store.close();
           resolve();
         };

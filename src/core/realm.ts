@@ -1,0 +1,217 @@
+// Realms: named, ordered groups of resolvers. A user is looked up in the resolvers of a realm in
+// priority order (lower first, none = 1000, ties by resolver creation), and the first that knows
+// the login wins. The first realm ever created becomes the default realm.
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { Context, Runtime } from './context.ts';
+import { ParameterError, ResourceNotFoundError } from './errors.ts';
+
+const REALM_SYNTAX = /^[a-z0-9_.-]{1,255}$/;
+export const NO_PRIORITY = 1000;
+
+/** How a realm name is stored and looked up: lower-case, spaces as '-'. */
+function realmKey(name: string): string {
+  return name.trim().toLowerCase().replace(/ /g, '-');
+}
+
+/** Realm names are lower-case and spaces become '-', as in privacyIDEA. */
+export function normaliseRealmName(name: string): string {
+  const n = realmKey(name);
+  if (!REALM_SYNTAX.test(n)) {
+    throw new ParameterError(`Invalid realm name '${name}': use letters, digits, '_', '-' or '.'`);
+  }
+  return n;
+}
+
+export interface RealmResolverView {
+  name: string;
+  type: string;
+  priority: number | null;
+  node: string;
+}
+
+export interface RealmView {
+  id: number;
+  default: boolean;
+  resolver: RealmResolverView[];
+}
+
+async function realmResolvers(rt: Runtime, realmIds: number[]): Promise<Map<number, RealmResolverView[]>> {
+  const out = new Map<number, RealmResolverView[]>();
+  if (realmIds.length === 0) return out;
+  const rows = await rt.store.db
+    .selectFrom('realm_resolver')
+    .innerJoin('resolver', 'resolver.id', 'realm_resolver.resolver_id')
+    .select([
+      'realm_resolver.realm_id',
+      'resolver.name',
+      'resolver.type',
+      'realm_resolver.priority',
+      'realm_resolver.node',
+      'resolver.id',
+    ])
+    .where('realm_resolver.realm_id', 'in', realmIds)
+    .execute();
+  rows.sort((a, b) => (a.priority ?? NO_PRIORITY) - (b.priority ?? NO_PRIORITY) || a.id - b.id);
+  for (const r of rows) {
+    const list = out.get(r.realm_id) ?? [];
+    list.push({ name: r.name, type: r.type, priority: r.priority, node: r.node });
+    out.set(r.realm_id, list);
+  }
+  return out;
+}
+
+export async function listRealms(rt: Runtime): Promise<Record<string, RealmView>> {
+  const realms = await rt.store.db.selectFrom('realm').selectAll().orderBy('name').execute();
+  const resolvers = await realmResolvers(
+    rt,
+    realms.map((r) => r.id),
+  );
+  const out: Record<string, RealmView> = {};
+  for (const r of realms)
+    out[r.name] = { id: r.id, default: r.is_default === 1, resolver: resolvers.get(r.id) ?? [] };
+  return out;
+}
+
+export async function realmExists(rt: Runtime, name: string): Promise<boolean> {
+  const row = await rt.store.db
+    .selectFrom('realm')
+    .select('id')
+    .where('name', '=', name.toLowerCase())
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Creates a realm or replaces its resolver list. Unknown resolvers are reported in `failed`; when
+ * none of the named resolvers exists nothing is changed and the call fails.
+ */
+export async function setRealm(
+  ctx: Context,
+  rawName: string,
+  resolverNames: string[],
+  priorities: Record<string, number>,
+): Promise<{ added: string[]; failed: string[] }> {
+  const name = normaliseRealmName(rawName);
+  const wanted = [...new Set(resolverNames.map((r) => r.trim()).filter((r) => r !== ''))];
+  if (wanted.length === 0) throw ParameterError.missing('resolvers');
+  for (const [resolver, p] of Object.entries(priorities)) {
+    if (!Number.isInteger(p) || p < 0 || p > 999_999) {
+      throw new ParameterError(`priority.${resolver} must be a whole number from 0 to 999999`);
+    }
+  }
+  return ctx.store.db.transaction().execute(async (trx) => {
+    const known = await trx.selectFrom('resolver').select(['id', 'name']).execute();
+    const added: { id: number; name: string }[] = [];
+    const failed: string[] = [];
+    for (const w of wanted) {
+      const r = known.find((k) => k.name.toLowerCase() === w.toLowerCase());
+      if (r) added.push(r);
+      else failed.push(w);
+    }
+    if (added.length === 0) throw new ParameterError(`None of the resolvers exists: ${failed.join(', ')}`);
+    const realmId = await ensureRealm(trx, name);
+    await trx.deleteFrom('realm_resolver').where('realm_id', '=', realmId).where('node', '=', '').execute();
+    for (const r of added) {
+      const p =
+        priorities[r.name] ??
+        Object.entries(priorities).find(([k]) => k.toLowerCase() === r.name.toLowerCase())?.[1];
+      await trx
+        .insertInto('realm_resolver')
+        .values({ realm_id: realmId, resolver_id: r.id, priority: p ?? null, node: '' })
+        .execute();
+    }
+    return { added: added.map((r) => r.name), failed };
+  });
+}
+
+async function ensureRealm(trx: Transaction<Database>, name: string): Promise<number> {
+  const existing = await trx.selectFrom('realm').select('id').where('name', '=', name).executeTakeFirst();
+  if (existing) return existing.id;
+  const anyDefault = await trx
+    .selectFrom('realm')
+    .select('id')
+    .where('is_default', '=', 1)
+    .executeTakeFirst();
+  await trx
+    .insertInto('realm')
+    .values({ name, is_default: anyDefault ? 0 : 1 })
+    .execute();
+  return (await trx.selectFrom('realm').select('id').where('name', '=', name).executeTakeFirstOrThrow()).id;
+}
+
+const REALM_NOT_FOUND = 'The requested Realm could not be found.';
+
+/** Deletes a realm; if it was the default and exactly one realm remains, that one becomes default. */
+export async function deleteRealm(ctx: Context, rawName: string): Promise<number> {
+  const name = realmKey(rawName);
+  return ctx.store.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('realm').selectAll().where('name', '=', name).executeTakeFirst();
+    if (!row) throw new ResourceNotFoundError(REALM_NOT_FOUND);
+    await trx.deleteFrom('realm_resolver').where('realm_id', '=', row.id).execute();
+    await trx.deleteFrom('realm').where('id', '=', row.id).execute();
+    await trx.deleteFrom('user_attribute').where('realm', '=', name).execute();
+    if (row.is_default === 1) {
+      const rest = await trx.selectFrom('realm').select('id').execute();
+      if (rest.length === 1)
+        await trx.updateTable('realm').set({ is_default: 1 }).where('id', '=', rest[0]!.id).execute();
+    }
+    return row.id;
+  });
+}
+
+export async function defaultRealm(rt: Runtime): Promise<string | undefined> {
+  const row = await rt.store.db
+    .selectFrom('realm')
+    .select('name')
+    .where('is_default', '=', 1)
+    .executeTakeFirst();
+  return row?.name;
+}
+
+export async function setDefaultRealm(ctx: Context, rawName: string): Promise<number> {
+  const name = realmKey(rawName);
+  return ctx.store.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('realm').select('id').where('name', '=', name).executeTakeFirst();
+    if (!row) throw new ResourceNotFoundError(REALM_NOT_FOUND);
+    await trx.updateTable('realm').set({ is_default: 0 }).where('is_default', '=', 1).execute();
+    await trx.updateTable('realm').set({ is_default: 1 }).where('id', '=', row.id).execute();
+    return row.id;
+  });
+}
+
+/** Clears the default realm; returns the previous default's id, or 0. */
+export async function clearDefaultRealm(ctx: Context): Promise<number> {
+  return ctx.store.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('realm').select('id').where('is_default', '=', 1).executeTakeFirst();
+    if (!row) return 0;
+    await trx.updateTable('realm').set({ is_default: 0 }).where('id', '=', row.id).execute();
+    return row.id;
+  });
+}
+
+export function superuserRealms(rt: Runtime): string[] {
+  return [...rt.config.security.superuserRealms];
+}
+
+/** The resolvers a realm asks, in order (for this node or every node). */
+export async function orderedResolvers(rt: Runtime, realm: string) {
+  const rows = await rt.store.db
+    .selectFrom('realm')
+    .innerJoin('realm_resolver', 'realm_resolver.realm_id', 'realm.id')
+    .innerJoin('resolver', 'resolver.id', 'realm_resolver.resolver_id')
+    .select([
+      'resolver.id',
+      'resolver.name',
+      'resolver.type',
+      'resolver.config',
+      'resolver.updated_at',
+      'realm_resolver.priority',
+      'realm_resolver.node',
+    ])
+    .where('realm.name', '=', realm.toLowerCase())
+    .execute();
+  return rows
+    .filter((r) => r.node === '' || r.node === rt.node)
+    .sort((a, b) => (a.priority ?? NO_PRIORITY) - (b.priority ?? NO_PRIORITY) || a.id - b.id);
+}

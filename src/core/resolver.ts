@@ -1,0 +1,327 @@
+// Resolvers: named, typed user-store configurations. Settings are stored as one JSON document per
+// resolver with password-typed values sealed by the security module; they leave the service only
+// as __CENSORED__, and __CENSORED__ sent back means "keep the stored secret".
+import { resolverKind } from '../resolvers/registry.ts';
+import type { ResolverKind, ResolverSettings, TestResult, UserStore } from '../resolvers/user-store.ts';
+import type { Context, Runtime } from './context.ts';
+import { ConfigAdminError, ParameterError, UserError } from './errors.ts';
+import { CENSORED } from './system-config.ts';
+
+export const NAME_SYNTAX = /^[A-Za-z0-9_.-]{1,255}$/;
+const MAX_VALUE = 65_000;
+
+interface StoredConfig {
+  settings: Record<string, string>;
+  /** Keys whose values are sealed. */
+  secrets: string[];
+}
+
+export interface ResolverView {
+  resolvername: string;
+  type: string;
+  data: Record<string, string>;
+  censor_keys: string[];
+}
+
+/** Parameters of POST /resolver/… that are not settings. */
+const NOT_SETTINGS = new Set(['resolver', 'type', 'nonce', 'name']);
+
+function checkName(name: string): void {
+  if (!NAME_SYNTAX.test(name)) {
+    throw new ParameterError(`Invalid resolver name '${name}': use letters, digits, '_', '-' or '.'`);
+  }
+}
+
+function parseStored(rt: Runtime, text: string): { settings: ResolverSettings; secrets: Set<string> } {
+  const stored = JSON.parse(text) as StoredConfig;
+  const secrets = new Set(stored.secrets);
+  const settings: ResolverSettings = {};
+  for (const [k, v] of Object.entries(stored.settings)) settings[k] = secrets.has(k) ? rt.hsm.decrypt(v) : v;
+  return { settings, secrets };
+}
+
+function censoredView(name: string, type: string, text: string): ResolverView {
+  const stored = JSON.parse(text) as StoredConfig;
+  const data: Record<string, string> = {};
+  for (const [k, v] of Object.entries(stored.settings)) data[k] = stored.secrets.includes(k) ? CENSORED : v;
+  return { resolvername: name, type, data, censor_keys: [...stored.secrets] };
+}
+
+/** The canonical name of a setting (aliases folded), or undefined when the type does not know it. */
+function canonicalKey(kind: ResolverKind, key: string): string | undefined {
+  for (const [name, spec] of Object.entries(kind.settings)) {
+    if (name === key || spec.aliases?.includes(key)) return name;
+  }
+  return undefined;
+}
+
+/**
+ * Merges request parameters into stored settings: empty values delete a setting, __CENSORED__ keeps
+ * a stored secret, `type.<Key>=password` marks a key secret, `desc.<Key>` is accepted and ignored.
+ */
+function mergeSettings(
+  kind: ResolverKind,
+  params: Record<string, string>,
+  stored: ResolverSettings,
+  storedSecrets: Set<string>,
+): { settings: ResolverSettings; secrets: Set<string> } {
+  const settings = { ...stored };
+  const secrets = new Set(storedSecrets);
+  for (const spec of Object.entries(kind.settings)) if (spec[1].type === 'password') secrets.add(spec[0]);
+  for (const [rawKey, value] of Object.entries(params)) {
+    if (NOT_SETTINGS.has(rawKey)) continue;
+    const marker = /^(type|desc)\.(.+)$/.exec(rawKey);
+    if (marker) {
+      const key = canonicalKey(kind, marker[2]!);
+      if (!key) throw new ParameterError(`Unknown setting '${marker[2]}' for a ${kind.type}`);
+      if (marker[1] === 'type' && value === 'password') secrets.add(key);
+      continue;
+    }
+    const key = canonicalKey(kind, rawKey);
+    if (!key) {
+      throw new ParameterError(
+        `Unknown setting '${rawKey}' for a ${kind.type}: use ${Object.keys(kind.settings).join(', ')}`,
+      );
+    }
+    if (value.length > MAX_VALUE) throw new ParameterError(`The value of ${key} is too long`);
+    if (value.includes('\u0000')) throw new ParameterError(`The value of ${key} contains a NUL character`);
+    if (value === CENSORED && secrets.has(key)) {
+      if (stored[key] === undefined) throw new ParameterError(`${key} is ${CENSORED} but no value is stored`);
+      continue;
+    }
+    if (value === '') delete settings[key];
+    else settings[key] = value;
+  }
+  for (const [key, spec] of Object.entries(kind.settings)) {
+    if (spec.required && (settings[key] ?? '') === '') throw ParameterError.missing(key);
+    const v = settings[key];
+    if (v === undefined) continue;
+    if (spec.type === 'int' && !/^-?\d+$/.test(v.trim()))
+      throw new ParameterError(`${key} must be a whole number`);
+    if (spec.type === 'bool' && !['0', '1', 'true', 'false', 'True', 'False', 'TRUE', 'FALSE'].includes(v)) {
+      throw new ParameterError(`${key} must be True or False`);
+    }
+    if (spec.type === 'json') {
+      try {
+        JSON.parse(v);
+      } catch {
+        throw new ParameterError(`${key} must be valid JSON`);
+      }
+    }
+  }
+  kind.validate?.(settings);
+  return { settings, secrets };
+}
+
+function seal(rt: Runtime, settings: ResolverSettings, secrets: Set<string>): string {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(settings)) out[k] = secrets.has(k) ? rt.hsm.encrypt(v) : v;
+  const stored: StoredConfig = { settings: out, secrets: [...secrets].filter((k) => k in settings).sort() };
+  return JSON.stringify(stored);
+}
+
+async function findRow(rt: Runtime, name: string) {
+  const rows = await rt.store.db.selectFrom('resolver').selectAll().execute();
+  return rows.find((r) => r.name.toLowerCase() === name.toLowerCase());
+}
+
+export async function listResolvers(
+  ctx: Context,
+  filter: { type?: string | undefined; editable?: boolean } = {},
+): Promise<Record<string, ResolverView>> {
+  let q = ctx.store.db.selectFrom('resolver').selectAll().orderBy('name');
+  if (filter.type) q = q.where('type', '=', filter.type);
+  const out: Record<string, ResolverView> = {};
+  for (const r of await q.execute()) {
+    const view = censoredView(r.name, r.type, r.config);
+    if (
+      filter.editable &&
+      !['1', 'True', 'true', 'TRUE'].includes(view.data.EDITABLE ?? view.data.Editable ?? '')
+    ) {
+      continue;
+    }
+    out[r.name] = view;
+  }
+  return out;
+}
+
+export async function getResolver(ctx: Context, name: string): Promise<Record<string, ResolverView>> {
+  const row = await findRow(ctx, name);
+  return row ? { [row.name]: censoredView(row.name, row.type, row.config) } : {};
+}
+
+/** Creates or updates a resolver; returns its id. */
+export async function saveResolver(
+  ctx: Context,
+  name: string,
+  params: Record<string, string>,
+): Promise<number> {
+  checkName(name);
+  const now = ctx.clock().toISOString();
+  return ctx.store.db.transaction().execute(async (trx) => {
+    const existing = (await trx.selectFrom('resolver').selectAll().execute()).find(
+      (r) => r.name.toLowerCase() === name.toLowerCase(),
+    );
+    const type = params.type ?? existing?.type;
+    if (!type) throw ParameterError.missing('type');
+    if (existing && existing.type !== type) {
+      throw new ParameterError(
+        `Resolver '${existing.name}' is a ${existing.type}; its type cannot be changed to ${type}`,
+      );
+    }
+    const kind = resolverKind(type);
+    const before = existing
+      ? parseStored(ctx, existing.config)
+      : { settings: {}, secrets: new Set<string>() };
+    const merged = mergeSettings(kind, params, before.settings, before.secrets);
+    const config = seal(ctx, merged.settings, merged.secrets);
+    if (existing) {
+      await trx
+        .updateTable('resolver')
+        .set({ config, updated_at: now })
+        .where('id', '=', existing.id)
+        .execute();
+      return existing.id;
+    }
+    await trx.insertInto('resolver').values({ name, type, config, updated_at: now }).execute();
+    const row = await trx
+      .selectFrom('resolver')
+      .select('id')
+      .where('name', '=', name)
+      .executeTakeFirstOrThrow();
+    return row.id;
+  });
+}
+
+/** Deletes a resolver; -1 when there is none of that name (privacyIDEA's answer). */
+export async function deleteResolver(ctx: Context, name: string): Promise<number> {
+  const id = await ctx.store.db.transaction().execute(async (trx) => {
+    const row = (await trx.selectFrom('resolver').select(['id', 'name']).execute()).find(
+      (r) => r.name.toLowerCase() === name.toLowerCase(),
+    );
+    if (!row) return -1;
+    const inRealm = await trx
+      .selectFrom('realm_resolver')
+      .innerJoin('realm', 'realm.id', 'realm_resolver.realm_id')
+      .select('realm.name')
+      .where('realm_resolver.resolver_id', '=', row.id)
+      .executeTakeFirst();
+    if (inRealm) {
+      throw new ConfigAdminError(`The resolver '${row.name}' is still contained in realm '${inRealm.name}'.`);
+    }
+    await trx.deleteFrom('resolver').where('id', '=', row.id).execute();
+    await trx.deleteFrom('user_attribute').where('resolver', '=', row.name).execute();
+    return row.id;
+  });
+  if (id !== -1) dropStore(ctx, id);
+  return id;
+}
+
+/**
+ * Tries settings without saving them. With `resolver=<name>` of a stored resolver, __CENSORED__
+ * secrets are taken from it.
+ */
+export async function testResolver(ctx: Context, params: Record<string, string>): Promise<TestResult> {
+  const type = params.type;
+  if (!type) throw ParameterError.missing('type');
+  const kind = resolverKind(type);
+  let base: { settings: ResolverSettings; secrets: Set<string> } = { settings: {}, secrets: new Set() };
+  if (params.resolver) {
+    const row = await findRow(ctx, params.resolver);
+    if (row && row.type === type) base = parseStored(ctx, row.config);
+  }
+  const { settings } = mergeSettings(kind, params, base.settings, base.secrets);
+  try {
+    return await kind.test(settings, { log: ctx.log, clock: ctx.clock });
+  } catch (e) {
+    return { value: false, description: (e as Error).message };
+  }
+}
+
+interface OpenStore {
+  /** The stored configuration the store was opened with: another one means the settings changed. */
+  type: string;
+  config: string;
+  store: UserStore;
+}
+
+/** Open user stores by resolver id; reopened when the resolver's settings change. */
+const openStores = new WeakMap<Runtime['store'], Map<number, OpenStore>>();
+/** Stores replaced or deleted, closed after a grace period so that requests using them can finish. */
+const retiredStores = new WeakMap<Runtime['store'], Set<UserStore>>();
+const RETIRE_GRACE_MS = 30_000;
+
+function storeCache(rt: Runtime): Map<number, OpenStore> {
+  let cache = openStores.get(rt.store);
+  if (!cache) {
+    cache = new Map();
+    openStores.set(rt.store, cache);
+  }
+  return cache;
+}
+
+function retire(rt: Runtime, store: UserStore): void {
+  let retired = retiredStores.get(rt.store);
+  if (!retired) {
+    retired = new Set();
+    retiredStores.set(rt.store, retired);
+  }
+  retired.add(store);
+  const set = retired;
+  setTimeout(() => {
+    if (set.delete(store)) store.close().catch(() => undefined);
+  }, RETIRE_GRACE_MS).unref();
+}
+
+/** Forgets the open store of a resolver that was deleted. */
+function dropStore(rt: Runtime, id: number): void {
+  const cache = storeCache(rt);
+  const hit = cache.get(id);
+  cache.delete(id);
+  if (hit) retire(rt, hit.store);
+}
+
+export interface ResolverHandle {
+  id: number;
+  name: string;
+  type: string;
+  store: UserStore;
+}
+
+/** The user store of a resolver, opened once and reused while its settings stay the same. */
+export async function userStore(rt: Runtime, name: string): Promise<ResolverHandle> {
+  const row = await findRow(rt, name);
+  if (!row) throw new UserError(`The resolver '${name}' does not exist!`);
+  return userStoreOf(rt, row);
+}
+
+/**
+ * The open store of a resolver row. The configuration text, not the update time, decides whether the
+ * open store is still current: a pinned clock or two updates within one millisecond leave the time
+ * unchanged. Nothing is awaited between the look-up and the insertion, so concurrent requests never
+ * open (and leak) two stores for one resolver.
+ */
+export async function userStoreOf(
+  rt: Runtime,
+  row: { id: number; name: string; type: string; config: string },
+): Promise<ResolverHandle> {
+  const cache = storeCache(rt);
+  const hit = cache.get(row.id);
+  if (hit && hit.config === row.config && hit.type === row.type)
+    return { id: row.id, name: row.name, type: row.type, store: hit.store };
+  const { settings } = parseStored(rt, row.config);
+  const store = resolverKind(row.type).open(settings, { log: rt.log, clock: rt.clock });
+  cache.set(row.id, { type: row.type, config: row.config, store });
+  // Requests still using the old store finish with it; its connections go after the grace period.
+  if (hit) retire(rt, hit.store);
+  return { id: row.id, name: row.name, type: row.type, store };
+}
+
+/** Closes every open user store of a runtime (server shutdown). */
+export async function closeUserStores(rt: Runtime): Promise<void> {
+  const open = [...(openStores.get(rt.store)?.values() ?? [])].map((s) => s.store);
+  const retired = [...(retiredStores.get(rt.store) ?? [])];
+  openStores.get(rt.store)?.clear();
+  retiredStores.get(rt.store)?.clear();
+  await Promise.all([...open, ...retired].map((s) => s.close().catch(() => undefined)));
+}

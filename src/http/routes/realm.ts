@@ -1,0 +1,70 @@
+import { ParameterError } from '../../core/errors.ts';
+import {
+  clearDefaultRealm,
+  defaultRealm,
+  deleteRealm,
+  listRealms,
+  setDefaultRealm,
+  setRealm,
+  superuserRealms,
+} from '../../core/realm.ts';
+import type { Params } from '../params.ts';
+import type { RouteTable } from '../route.ts';
+
+const ADMIN = { roles: ['admin'] } as const;
+
+/** `resolvers` as a JSON list or a comma-separated string. */
+function resolverList(params: Params): string[] {
+  const v = params.values.resolvers ?? params.values.resolver;
+  if (Array.isArray(v)) {
+    if (v.some((x) => typeof x !== 'string')) throw new ParameterError("'resolvers' must be a list of names");
+    return v as string[];
+  }
+  if (typeof v === 'string') return v.split(',');
+  throw ParameterError.missing('resolvers');
+}
+
+/**
+ * `priority.<resolver>` from JSON integers and from form strings alike; an empty value or null (a
+ * form field left blank) means no priority.
+ */
+function priorities(params: Params): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(params.values)) {
+    if (!k.startsWith('priority.')) continue;
+    if (v === null || (typeof v === 'string' && v.trim() === '')) continue;
+    const n =
+      typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : Number.NaN;
+    if (!Number.isInteger(n)) throw new ParameterError(`${k} must be a whole number`);
+    out[k.slice('priority.'.length)] = n;
+  }
+  return out;
+}
+
+export function realmRoutes(r: RouteTable): void {
+  r.add('get', '/realm/superuser', ADMIN, ({ rt }) => ({ value: superuserRealms(rt) }));
+  r.add('get', '/realm/', ADMIN, async ({ context }) => ({ value: await listRealms(context()) }));
+  r.add('post', '/realm/:realm', ADMIN, async ({ params, context, audit }) => {
+    audit.realm = params.required('realm');
+    return {
+      value: await setRealm(context(), params.required('realm'), resolverList(params), priorities(params)),
+    };
+  });
+  r.add('delete', '/realm/:realm', ADMIN, async ({ params, context, audit }) => {
+    audit.realm = params.required('realm');
+    return { value: await deleteRealm(context(), params.required('realm')) };
+  });
+  r.add('get', '/defaultrealm', ADMIN, async ({ context }) => {
+    const name = await defaultRealm(context());
+    if (!name) return { value: {} };
+    const all = await listRealms(context());
+    return { value: { [name]: all[name] } };
+  });
+  r.add('post', '/defaultrealm/:realm', ADMIN, async ({ params, context, audit }) => {
+    audit.realm = params.required('realm');
+    return { value: await setDefaultRealm(context(), params.required('realm')) };
+  });
+  r.add('delete', '/defaultrealm', ADMIN, async ({ context }) => ({
+    value: await clearDefaultRealm(context()),
+  }));
+}

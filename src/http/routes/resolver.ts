@@ -1,0 +1,33 @@
+import {
+  deleteResolver,
+  getResolver,
+  listResolvers,
+  saveResolver,
+  testResolver,
+} from '../../core/resolver.ts';
+import type { RouteTable } from '../route.ts';
+
+const ADMIN = { roles: ['admin'] } as const;
+
+export function resolverRoutes(r: RouteTable): void {
+  r.add('get', '/resolver/', ADMIN, async ({ params, context }) => ({
+    value: await listResolvers(context(), { type: params.str('type'), editable: params.bool('editable') }),
+  }));
+  r.add('post', '/resolver/test', ADMIN, async ({ params, context }) => {
+    const result = await testResolver(context(), params.strings());
+    return { value: result.value, detail: { description: result.description } };
+  });
+  r.add('get', '/resolver/:resolver', ADMIN, async ({ params, context }) => ({
+    value: await getResolver(context(), params.required('resolver')),
+  }));
+  r.add('post', '/resolver/:resolver', ADMIN, async ({ params, context, audit }) => {
+    const name = params.required('resolver');
+    audit.resolver = name;
+    return { value: await saveResolver(context(), name, params.strings()) };
+  });
+  r.add('delete', '/resolver/:resolver', ADMIN, async ({ params, context, audit }) => {
+    const name = params.required('resolver');
+    audit.resolver = name;
+    return { value: await deleteResolver(context(), name) };
+  });
+}
