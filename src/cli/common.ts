@@ -7,7 +7,6 @@ import type { Config } from '../config/schema.ts';
 import { newAuditEntry, writeAudit } from '../core/audit.ts';
 import { type Context, localOperator, withCaller } from '../core/context.ts';
 import { ParameterError } from '../core/errors.ts';
-import { closeUserStores } from '../core/resolver.ts';
 import { type OpenOptions, openRuntime } from '../core/runtime.ts';
 
 export interface GlobalOptions {
@@ -32,6 +31,7 @@ export async function withContext<T>(
     return await fn(withCaller(rt, localOperator()));
   } finally {
     // Open user stores hold connections (LDAP, SQL) that would keep the command from exiting.
+    const { closeUserStores } = await import('../core/resolver.ts');
     await closeUserStores(rt);
     await rt.store.close();
   }

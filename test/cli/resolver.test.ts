@@ -127,10 +127,17 @@ describe.each(testDialects())('authsrv resolver on %s', (dialect) => {
     });
     expect((await c.run(['resolver', 'list'])).stdout).not.toContain('S3cret');
 
-    // An update that does not name the secret keeps it.
-    expect((await c.run(['resolver', 'set', 'cloud', '--type', 'scimresolver', 'Client=other'])).code).toBe(
-      0,
-    );
+    // __CENSORED__ is not a secret: it keeps the stored one, as on the API.
+    const update = [
+      'resolver',
+      'set',
+      'cloud',
+      '--type',
+      'scimresolver',
+      'Client=other',
+      'Secret=__CENSORED__',
+    ];
+    expect((await c.run(update)).code).toBe(0);
     const after = JSON.parse((await storedConfig(c, 'cloud'))!);
     expect(after.settings.Client).toBe('other');
     expect(rt.hsm.decrypt(after.settings.Secret)).toBe('S3cret-x');

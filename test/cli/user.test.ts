@@ -3,25 +3,36 @@ import { localOperator, withCaller } from '../../src/core/context.ts';
 import { setRealm } from '../../src/core/realm.ts';
 import { saveResolver } from '../../src/core/resolver.ts';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
-import { testDialects } from '../helpers/dialects.ts';
+import { type DialectName, testDialects } from '../helpers/dialects.ts';
 import { sqliteUsers, sqlResolverParams, writePasswdFile, writeSqliteUsers } from '../helpers/user-stores.ts';
+
+/**
+ * A CLI environment with realm main (passwd resolver files: alice, anna, bob, read-only) and realm
+ * staff (editable sqlresolver people over an SQLite users table: dave).
+ */
+async function withStores(dialect: DialectName): Promise<{ c: CliEnv; usersDb: string }> {
+  const c = await cliEnv(dialect);
+  const ctx = withCaller(await c.runtime(), localOperator());
+  const passwd = await writePasswdFile(c.dataDir, 'passwd', [
+    { login: 'alice', uid: 1001, gecos: 'Alice Smith,,,,alice@example.com' },
+    { login: 'anna', uid: 1002, gecos: 'Anna Jones' },
+    { login: 'bob', uid: 1003 },
+  ]);
+  await saveResolver(ctx, 'files', { type: 'passwdresolver', Filename: passwd });
+  const usersDb = await writeSqliteUsers(c.dataDir, 'users.db', [
+    { username: 'dave', password: 'Dave-pass-1' },
+  ]);
+  await saveResolver(ctx, 'people', sqlResolverParams(usersDb));
+  await setRealm(ctx, 'main', ['files'], {});
+  await setRealm(ctx, 'staff', ['people'], {});
+  return { c, usersDb };
+}
 
 describe.each(testDialects())('authsrv user on %s', (dialect) => {
   let c: CliEnv;
   let usersDb: string;
   beforeEach(async () => {
-    c = await cliEnv(dialect);
-    const ctx = withCaller(await c.runtime(), localOperator());
-    const passwd = await writePasswdFile(c.dataDir, 'passwd', [
-      { login: 'alice', uid: 1001, gecos: 'Alice Smith,,,,alice@example.com' },
-      { login: 'anna', uid: 1002, gecos: 'Anna Jones' },
-      { login: 'bob', uid: 1003 },
-    ]);
-    await saveResolver(ctx, 'files', { type: 'passwdresolver', Filename: passwd });
-    usersDb = await writeSqliteUsers(c.dataDir, 'users.db', [{ username: 'dave', password: 'Dave-pass-1' }]);
-    await saveResolver(ctx, 'people', sqlResolverParams(usersDb));
-    await setRealm(ctx, 'main', ['files'], {});
-    await setRealm(ctx, 'staff', ['people'], {});
+    ({ c, usersDb } = await withStores(dialect));
   });
   afterEach(async () => c?.close());
 
@@ -180,6 +191,16 @@ describe.each(testDialects())('authsrv user on %s', (dialect) => {
     ]);
     expect(JSON.stringify(rows)).not.toContain('Carol-pass');
   });
+});
+
+// Dialect-independent: input errors and read-only stores.
+describe('authsrv user input errors', () => {
+  let c: CliEnv;
+  let usersDb: string;
+  beforeEach(async () => {
+    ({ c, usersDb } = await withStores('sqlite'));
+  });
+  afterEach(async () => c?.close());
 
   it('refuses passwords on the command line, read-only stores and bad input, changing nothing', async () => {
     const add = (...rest: string[]) => c.run(['user', 'add', 'erin', ...rest], 'Erin-pass-1\n');

@@ -8,6 +8,7 @@ import {
   saveResolver,
   testResolver,
 } from '../../core/resolver.ts';
+import { CENSORED } from '../../core/system-config.ts';
 import { resolverKind } from '../../resolvers/registry.ts';
 import { audited, printJson, printTable, withContext } from '../common.ts';
 
@@ -33,7 +34,7 @@ function secretNames(type: string): Set<string> {
 /**
  * KEY=VALUE words as settings. Secrets never come from the command line (ps, shell history): a
  * secret is named as KEY=- or --secret KEY and read afterwards; a key that the type does not seal
- * is then stored sealed too.
+ * is then stored sealed too. KEY=__CENSORED__ (keep the stored secret) and KEY= (remove it) pass.
  */
 function settingsOf(words: string[], o: SettingOptions): { params: Record<string, string>; ask: string[] } {
   const secret = secretNames(o.type);
@@ -45,7 +46,7 @@ function settingsOf(words: string[], o: SettingOptions): { params: Record<string
     const key = w.slice(0, i);
     const value = w.slice(i + 1);
     if (value === '-') ask.push(key);
-    else if (secret.has(key) && value !== '') {
+    else if (secret.has(key) && value !== '' && value !== CENSORED) {
       throw new ParameterError(
         `${key} is a secret setting: give it as ${key}=- or --secret ${key} and type it at the prompt or pipe it in with --password-stdin`,
       );

@@ -17,6 +17,8 @@ export function authRoutes(r: RouteTable): void {
     if (caller.role === 'admin') {
       audit.administrator = caller.username;
       audit.user = '';
+    } else {
+      audit.user = caller.username;
     }
     audit.realm = caller.realm;
     return {
