@@ -95,3 +95,17 @@ export async function readStdinLine(): Promise<string> {
   if (line === '') throw new ParameterError('No password on standard input');
   return line;
 }
+
+/**
+ * NAME=VALUE words of a command line (filters, settings, fields) as an object; `form` names the
+ * expected shape in the error, e.g. 'column=value'.
+ */
+export function assignments(words: string[], form: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const w of words) {
+    const i = w.indexOf('=');
+    if (i <= 0) throw new ParameterError(`'${w}' is not of the form ${form}`);
+    out[w.slice(0, i)] = w.slice(i + 1);
+  }
+  return out;
+}

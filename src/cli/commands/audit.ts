@@ -11,19 +11,11 @@ import {
   verifyAudit,
 } from '../../core/audit.ts';
 import { ParameterError } from '../../core/errors.ts';
-import { audited, printJson, printTable, withContext } from '../common.ts';
+import { assignments, audited, printJson, printTable, withContext } from '../common.ts';
 import { Progress } from '../progress.ts';
 
 /** Filters are given as column=value words, e.g. `user=alice action='POST /auth'`. */
-function filtersOf(words: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const w of words) {
-    const i = w.indexOf('=');
-    if (i <= 0) throw new ParameterError(`Filter '${w}' is not of the form column=value`);
-    out[w.slice(0, i)] = w.slice(i + 1);
-  }
-  return out;
-}
+const filtersOf = (words: string[]) => assignments(words, 'column=value');
 
 const integer = (v: string) => {
   if (!/^\d+$/.test(v)) throw new ParameterError(`'${v}' is not a whole number`);

@@ -7,7 +7,7 @@ import {
   setConfig,
   setDefaults,
 } from '../../core/system-config.ts';
-import { audited, printJson, printTable, withContext } from '../common.ts';
+import { audited, assignments as parseAssignments, printJson, printTable, withContext } from '../common.ts';
 
 export function configCommand(): Command {
   const config = new Command('config').description('system configuration (as /system/ of the API)');
@@ -52,12 +52,7 @@ export function configCommand(): Command {
     .command('set-default <assignments...>')
     .description('token defaults, e.g. DefaultOtpLen=8 DefaultMaxFailCount=5')
     .action(async (assignments: string[], _o, cmd: Command) => {
-      const params: Record<string, string> = {};
-      for (const a of assignments) {
-        const i = a.indexOf('=');
-        if (i <= 0) throw new ParameterError(`'${a}' is not of the form Name=value`);
-        params[a.slice(0, i)] = a.slice(i + 1);
-      }
+      const params = parseAssignments(assignments, 'Name=value');
       const r = await withContext(cmd, (ctx) =>
         audited(ctx, 'config set-default', assignments.join(' '), () => setDefaults(ctx, params)),
       );

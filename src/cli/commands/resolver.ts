@@ -10,7 +10,7 @@ import {
 } from '../../core/resolver.ts';
 import { CENSORED } from '../../core/system-config.ts';
 import { resolverKind } from '../../resolvers/registry.ts';
-import { audited, printJson, printTable, withContext } from '../common.ts';
+import { assignments, audited, printJson, printTable, withContext } from '../common.ts';
 
 interface SettingOptions {
   type: string;
@@ -40,11 +40,7 @@ function settingsOf(words: string[], o: SettingOptions): { params: Record<string
   const secret = secretNames(o.type);
   const params: Record<string, string> = { type: o.type };
   const ask: string[] = [];
-  for (const w of words) {
-    const i = w.indexOf('=');
-    if (i <= 0) throw new ParameterError(`'${w}' is not of the form KEY=VALUE`);
-    const key = w.slice(0, i);
-    const value = w.slice(i + 1);
+  for (const [key, value] of Object.entries(assignments(words, 'KEY=VALUE'))) {
     if (value === '-') ask.push(key);
     else if (secret.has(key) && value !== '' && value !== CENSORED) {
       throw new ParameterError(

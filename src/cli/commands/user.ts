@@ -12,18 +12,18 @@ import {
   userChanges,
 } from '../../core/user.ts';
 import type { UserChanges } from '../../resolvers/user-store.ts';
-import { audited, printJson, printTable, readNewPassword, readStdinLine, withContext } from '../common.ts';
+import {
+  assignments,
+  audited,
+  printJson,
+  printTable,
+  readNewPassword,
+  readStdinLine,
+  withContext,
+} from '../common.ts';
 
 /** FIELD=VALUE words, e.g. `email=*@example.com` or `givenname=Alice`. */
-function fieldsOf(words: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const w of words) {
-    const i = w.indexOf('=');
-    if (i <= 0) throw new ParameterError(`'${w}' is not of the form FIELD=VALUE`);
-    out[w.slice(0, i)] = w.slice(i + 1);
-  }
-  return out;
-}
+const fieldsOf = (words: string[]) => assignments(words, 'FIELD=VALUE');
 
 /** User attributes to write; the password never comes from the command line (ps, shell history). */
 function changesOf(words: string[]): UserChanges {
