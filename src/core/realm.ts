@@ -1,5 +1,5 @@
 // Realms: named, ordered groups of resolvers. A user is looked up in the resolvers of a realm in
-// priority order (lower first, none = 1000, ties by resolver creation), and the first that knows
+// priority order (lower first, none = 1000, ties in the order the realm listed them), and the first that knows
 // the login wins. The first realm ever created becomes the default realm.
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
@@ -47,12 +47,13 @@ async function realmResolvers(rt: Runtime, realmIds: number[]): Promise<Map<numb
       'resolver.name',
       'resolver.type',
       'realm_resolver.priority',
+      'realm_resolver.position',
       'realm_resolver.node',
       'resolver.id',
     ])
     .where('realm_resolver.realm_id', 'in', realmIds)
     .execute();
-  rows.sort((a, b) => (a.priority ?? NO_PRIORITY) - (b.priority ?? NO_PRIORITY) || a.id - b.id);
+  rows.sort((a, b) => (a.priority ?? NO_PRIORITY) - (b.priority ?? NO_PRIORITY) || a.position - b.position);
   for (const r of rows) {
     const list = out.get(r.realm_id) ?? [];
     list.push({ name: r.name, type: r.type, priority: r.priority, node: r.node });
@@ -112,13 +113,13 @@ export async function setRealm(
     if (added.length === 0) throw new ParameterError(`None of the resolvers exists: ${failed.join(', ')}`);
     const realmId = await ensureRealm(trx, name);
     await trx.deleteFrom('realm_resolver').where('realm_id', '=', realmId).where('node', '=', '').execute();
-    for (const r of added) {
+    for (const [position, r] of added.entries()) {
       const p =
         priorities[r.name] ??
         Object.entries(priorities).find(([k]) => k.toLowerCase() === r.name.toLowerCase())?.[1];
       await trx
         .insertInto('realm_resolver')
-        .values({ realm_id: realmId, resolver_id: r.id, priority: p ?? null, node: '' })
+        .values({ realm_id: realmId, resolver_id: r.id, priority: p ?? null, position, node: '' })
         .execute();
     }
     return { added: added.map((r) => r.name), failed };
@@ -207,11 +208,12 @@ export async function orderedResolvers(rt: Runtime, realm: string) {
       'resolver.config',
       'resolver.updated_at',
       'realm_resolver.priority',
+      'realm_resolver.position',
       'realm_resolver.node',
     ])
     .where('realm.name', '=', realm.toLowerCase())
     .execute();
   return rows
     .filter((r) => r.node === '' || r.node === rt.node)
-    .sort((a, b) => (a.priority ?? NO_PRIORITY) - (b.priority ?? NO_PRIORITY) || a.id - b.id);
+    .sort((a, b) => (a.priority ?? NO_PRIORITY) - (b.priority ?? NO_PRIORITY) || a.position - b.position);
 }

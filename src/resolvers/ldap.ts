@@ -1251,6 +1251,17 @@ export const ldapResolver: ResolverKind = {
     TLS_CA_FILE: spec('string', 'File with the CA certificate(s) (PEM) to verify the server with'),
     CACERTIFICATE: spec('text', 'CA certificate(s) (PEM) to verify the server with'),
     SERVERPOOL_SKIP: spec('int', 'Seconds an unreachable server of the pool is skipped', { default: '30' }),
+    // privacyIDEA settings accepted so that its configurations import unchanged, but not used:
+    // Kerberos (KEYTABFILE), the other pool strategies, and group lookups are not implemented.
+    KEYTABFILE: spec('string', 'Accepted for compatibility; not used (SASL Kerberos is not supported)'),
+    SERVERPOOL_ROUNDS: spec('int', 'Accepted for compatibility; not used'),
+    SERVERPOOL_PERSISTENT: spec('bool', 'Accepted for compatibility; not used'),
+    SERVERPOOL_STRATEGY: spec('string', 'Accepted for compatibility; not used (servers are tried in order)'),
+    group_name_attribute: spec('string', 'Accepted for compatibility; not used'),
+    group_base_dn: spec('string', 'Accepted for compatibility; not used'),
+    group_search_filter: spec('string', 'Accepted for compatibility; not used'),
+    group_attribute_mapping_key: spec('string', 'Accepted for compatibility; not used'),
+    recursive_group_search: spec('bool', 'Accepted for compatibility; not used'),
     OBJECT_CLASSES: spec('string', 'Object classes of new users (comma-separated or JSON list)', {
       default: DEFAULT_OBJECT_CLASSES.join(', '),
     }),

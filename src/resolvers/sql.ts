@@ -484,6 +484,10 @@ class SqlStore implements UserStore {
   }
 
   async search(filter: UserSearch, limit: number): Promise<UserRecord[]> {
+    // A field this table does not map matches nobody, as in the other stores: one resolver without
+    // an e-mail column must not make a search by e-mail fail for the whole realm.
+    const mapped = (a: string) => a !== 'password' && this.cfg.map[a] !== undefined;
+    if (!Object.keys(filter).every(mapped)) return [];
     const conditions = Object.entries(filter).map(([attribute, value]) =>
       this.matches(this.column(attribute), value),
     );
@@ -673,6 +677,15 @@ export const sqlResolver: ResolverKind = {
       default: 'SSHA256',
     },
     poolSize: { type: 'int', description: 'Connections kept open to the database', default: '5' },
+    // privacyIDEA settings accepted so that its configurations import unchanged; authsrv does not
+    // need them (UTF-8 drivers, its own pool management).
+    Encoding: {
+      type: 'string',
+      description: 'Accepted for compatibility; not used (the drivers speak UTF-8)',
+    },
+    conParams: { type: 'string', description: 'Accepted for compatibility; not used' },
+    poolTimeout: { type: 'int', description: 'Accepted for compatibility; not used' },
+    poolRecycle: { type: 'int', description: 'Accepted for compatibility; not used' },
   },
   validate(settings) {
     configOf(settings);

@@ -99,6 +99,7 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .addColumn('realm_id', 'integer', (c) => c.notNull())
         .addColumn('resolver_id', 'integer', (c) => c.notNull())
         .addColumn('priority', 'integer')
+        .addColumn('position', 'integer', (c) => c.notNull())
         .addColumn('node', 'varchar(255)', (c) => c.notNull())
         .addPrimaryKeyConstraint('realm_resolver_pk', ['realm_id', 'resolver_id', 'node'])
         .execute();

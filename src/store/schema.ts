@@ -75,6 +75,8 @@ export interface RealmResolverTable {
   resolver_id: number;
   /** Lower is asked first; null sorts as 1000 (privacyIDEA's rule). */
   priority: number | null;
+  /** Place in the list the realm was given: breaks ties between equal priorities. */
+  position: number;
   /** '' for every node. */
   node: string;
 }

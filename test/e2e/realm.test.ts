@@ -170,9 +170,13 @@ describe.each(testDialects())('/realm and /defaultrealm on %s', (dialect) => {
     );
     // Users only one resolver knows are found whatever the order.
     expect((await s.call('POST', '/auth', { username: 'bert@second', password: 'bert' })).status).toBe(200);
-    // Without priorities the resolver added first is asked first.
+    // Without priorities the resolvers are asked in the order the realm lists them.
     ok(await s.call('POST', '/realm/first', { resolvers: 'resA,resB' }, admin));
     expect((await s.call('POST', '/auth', { username: 'alice@first', password: 'from-a' })).status).toBe(200);
+    ok(await s.call('POST', '/realm/first', { resolvers: 'resB,resA' }, admin));
+    expect((await s.call('POST', '/auth', { username: 'alice@first', password: 'from-b' })).status).toBe(200);
+    expect((await s.call('POST', '/auth', { username: 'alice@first', password: 'from-a' })).status).toBe(401);
+    ok(await s.call('POST', '/realm/first', { resolvers: 'resA,resB' }, admin));
     // The user list shows the winning resolver for the user.
     const token = await userToken(s, 'alice@second', 'from-a');
     const me = ok(await s.call('GET', '/user/', {}, token));
