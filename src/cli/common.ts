@@ -4,7 +4,7 @@ import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
-import { newAuditEntry, writeAudit } from '../core/audit.ts';
+import { type AuditEntry, newAuditEntry, writeAudit } from '../core/audit.ts';
 import { type Context, localOperator, withCaller } from '../core/context.ts';
 import { ParameterError } from '../core/errors.ts';
 import { type OpenOptions, openRuntime } from '../core/runtime.ts';
@@ -43,8 +43,11 @@ export async function audited<T>(
   action: string,
   detail: string,
   fn: () => Promise<T>,
+  /** The columns the API would fill for the same action (user, realm, resolver …). */
+  fields: Partial<Pick<AuditEntry, 'user' | 'realm' | 'resolver'>> = {},
 ): Promise<T> {
   const entry = newAuditEntry(`CLI ${action}`, ctx.clock());
+  Object.assign(entry, fields);
   entry.administrator = ctx.caller.username;
   entry.user_agent = 'authsrv-cli';
   entry.info = detail;

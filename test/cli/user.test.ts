@@ -189,6 +189,8 @@ describe.each(testDialects())('authsrv user on %s', (dialect) => {
       ['CLI user delete', 1, 'carol people'],
       ['CLI user delete', 0, 'carol people'],
     ]);
+    // The same columns the API fills for these actions.
+    expect(rows.every((r) => r.user === 'carol' && r.resolver === 'people')).toBe(true);
     expect(JSON.stringify(rows)).not.toContain('Carol-pass');
   });
 });

@@ -57,7 +57,15 @@ export function realmCommand(): Command {
       const name = normaliseRealmName(rawName);
       const { names, priorities } = resolversOf(words);
       const r = await withContext(cmd, (ctx) =>
-        audited(ctx, 'realm set', `${name} ${words.join(' ')}`, () => setRealm(ctx, name, names, priorities)),
+        audited(
+          ctx,
+          'realm set',
+          `${name} ${words.join(' ')}`,
+          () => setRealm(ctx, name, names, priorities),
+          {
+            realm: name,
+          },
+        ),
       );
       console.log(`Realm '${name}': added ${r.added.join(', ')}`);
       if (r.failed.length > 0) {
@@ -69,7 +77,9 @@ export function realmCommand(): Command {
     .command('delete <name>')
     .description('delete a realm (its users keep their data in the resolvers)')
     .action(async (name: string, _o, cmd: Command) => {
-      await withContext(cmd, (ctx) => audited(ctx, 'realm delete', name, () => deleteRealm(ctx, name)));
+      await withContext(cmd, (ctx) =>
+        audited(ctx, 'realm delete', name, () => deleteRealm(ctx, name), { realm: name }),
+      );
       console.log(`Realm '${name.toLowerCase()}' deleted.`);
     });
   realm

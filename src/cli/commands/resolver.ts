@@ -140,7 +140,9 @@ export function resolverCommand(): Command {
     Object.assign(params, await readSecrets(ask, o.passwordStdin === true));
     const { stored, existed } = await withContext(cmd, async (ctx) => {
       const before = Object.values(await getResolver(ctx, name))[0];
-      await audited(ctx, 'resolver set', `${name} ${o.type}`, () => saveResolver(ctx, name, params));
+      await audited(ctx, 'resolver set', `${name} ${o.type}`, () => saveResolver(ctx, name, params), {
+        resolver: name,
+      });
       return { stored: before?.resolvername ?? name, existed: before !== undefined };
     });
     console.log(`Resolver '${stored}' ${existed ? 'updated' : 'created'}.`);

@@ -121,8 +121,12 @@ export function userCommand(): Command {
           password = await readNewPassword(false);
         }
         const userid = await withContext(cmd, (ctx) =>
-          audited(ctx, 'user add', `${name} ${o.resolver}`, () =>
-            createUser(ctx, o.resolver, name, changes, password),
+          audited(
+            ctx,
+            'user add',
+            `${name} ${o.resolver}`,
+            () => createUser(ctx, o.resolver, name, changes, password),
+            { user: name, resolver: o.resolver },
           ),
         );
         console.log(`User '${name}' created in resolver '${o.resolver}' (userid ${userid}).`);
@@ -150,8 +154,12 @@ export function userCommand(): Command {
         const password =
           o.password || o.passwordStdin ? await readNewPassword(o.passwordStdin === true) : undefined;
         await withContext(cmd, (ctx) =>
-          audited(ctx, 'user edit', `${name} ${o.resolver}`, () =>
-            updateUser(ctx, o.resolver, name, changes, password),
+          audited(
+            ctx,
+            'user edit',
+            `${name} ${o.resolver}`,
+            () => updateUser(ctx, o.resolver, name, changes, password),
+            { user: name, resolver: o.resolver },
           ),
         );
         console.log(`User '${name}' of resolver '${o.resolver}' changed.`);
@@ -163,7 +171,10 @@ export function userCommand(): Command {
     .requiredOption('--resolver <resolver>', 'the editable resolver')
     .action(async (name: string, o: { resolver: string }, cmd: Command) => {
       await withContext(cmd, (ctx) =>
-        audited(ctx, 'user delete', `${name} ${o.resolver}`, () => deleteUser(ctx, o.resolver, name)),
+        audited(ctx, 'user delete', `${name} ${o.resolver}`, () => deleteUser(ctx, o.resolver, name), {
+          user: name,
+          resolver: o.resolver,
+        }),
       );
       console.log(`User '${name}' deleted from resolver '${o.resolver}'.`);
     });
