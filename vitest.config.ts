@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
+    // Generous: the CLI tests start a dozen processes each, and CI's two cores run several files at once.
+    testTimeout: 90_000,
     hookTimeout: 60_000,
     pool: 'forks',
   },
