@@ -14,6 +14,7 @@ import { routeTable } from './route.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
 import { healthRoutes } from './routes/healthz.ts';
+import { policyRoutes } from './routes/policy.ts';
 import { realmRoutes } from './routes/realm.ts';
 import { resolverRoutes } from './routes/resolver.ts';
 import { systemRoutes } from './routes/system.ts';
@@ -32,6 +33,7 @@ export function createApp(rt: Runtime): Koa {
     resolverRoutes,
     realmRoutes,
     userRoutes,
+    policyRoutes,
   ])
     mount(table);
   const signer = rt.config.security.signResponses ? rt.keys.signer : undefined;

@@ -121,6 +121,37 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // Policies (reference 5.1). The list attributes (realm, resolver, user, adminrealm, adminuser,
+  // client, servicenode, user_agents) are JSON arrays of strings, `action` is the JSON object of the
+  // parsed action dict (name → true | "value") and `conditions` a JSON list of 5- or 6-item lists:
+  // JSON keeps entries that contain commas (regexes such as `a{1,3}`) intact. Booleans are 0/1.
+  '0003_policies': {
+    async up(db, dialect) {
+      await createTable(db, dialect, 'policy')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('scope', 'varchar(64)', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('realm', 'text', (c) => c.notNull())
+        .addColumn('adminrealm', 'text', (c) => c.notNull())
+        .addColumn('adminuser', 'text', (c) => c.notNull())
+        .addColumn('resolver', 'text', (c) => c.notNull())
+        .addColumn('user', 'text', (c) => c.notNull())
+        .addColumn('client', 'text', (c) => c.notNull())
+        .addColumn('time', 'text', (c) => c.notNull())
+        .addColumn('priority', 'integer', (c) => c.notNull())
+        .addColumn('active', 'integer', (c) => c.notNull())
+        .addColumn('check_all_resolvers', 'integer', (c) => c.notNull())
+        .addColumn('servicenode', 'text', (c) => c.notNull())
+        .addColumn('user_agents', 'text', (c) => c.notNull())
+        .addColumn('user_case_insensitive', 'integer', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('conditions', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

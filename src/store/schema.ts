@@ -91,6 +91,35 @@ export interface UserAttributeTable {
   type: string;
 }
 
+/**
+ * A policy. realm, adminrealm, adminuser, resolver, user, client, servicenode and user_agents are
+ * JSON arrays of strings; action a JSON object (name → true | "value"); conditions a JSON list of
+ * [section, key, comparator, value, active(, handle_missing_data)].
+ */
+export interface PolicyTable {
+  id: Generated<number>;
+  name: string;
+  scope: string;
+  action: string;
+  realm: string;
+  adminrealm: string;
+  adminuser: string;
+  resolver: string;
+  user: string;
+  client: string;
+  /** '' when unrestricted. */
+  time: string;
+  priority: number;
+  active: number;
+  check_all_resolvers: number;
+  /** privacyIDEA's pinode. */
+  servicenode: string;
+  user_agents: string;
+  user_case_insensitive: number;
+  description: string | null;
+  conditions: string;
+}
+
 export interface Database {
   admin: AdminTable;
   config: ConfigTable;
@@ -101,4 +130,5 @@ export interface Database {
   realm: RealmTable;
   realm_resolver: RealmResolverTable;
   user_attribute: UserAttributeTable;
+  policy: PolicyTable;
 }

@@ -22,7 +22,7 @@ import { loadServerKeys } from '../../src/crypto/server-keys.ts';
 import { insertReturningId, migrate, openDatabase, type Store } from '../../src/store/database.ts';
 import { LATEST_MIGRATION } from '../../src/store/migrations.ts';
 
-const ALL_MIGRATIONS = ['0001_base', '0002_user_stores'];
+const ALL_MIGRATIONS = ['0001_base', '0002_user_stores', '0003_policies'];
 
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
 
@@ -37,6 +37,7 @@ const TABLES = [
   'realm',
   'realm_resolver',
   'user_attribute',
+  'policy',
 ];
 const silent = pino({ level: 'silent' });
 
