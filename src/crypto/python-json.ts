@@ -1,5 +1,5 @@
 // Serialises a value exactly like Python's `json.dumps(obj, sort_keys=True)`: keys sorted at every
-// level, separators ", " and ": ", non-ASCII and control characters escaped as lower-case \uXXXX,
+// level, separators ", " and ": ", non-ASCII and control characters escaped as lower-case \u escapes of four hex digits,
 // floats in Python's repr form. privacyIDEA clients verify response signatures over this text.
 
 export function pythonJsonDumps(value: unknown): string {
