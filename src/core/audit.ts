@@ -3,7 +3,8 @@
 import { type ExpressionBuilder, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { parseDuration } from '../config/duration.ts';
 import type { AuditTable, Database } from '../store/schema.ts';
-import type { Runtime } from './context.ts';
+import { scopeToCaller } from './audit-access.ts';
+import type { Context, Runtime } from './context.ts';
 import { ParameterError } from './errors.ts';
 
 /** A row being filled during a request; written once at its end. */
@@ -278,9 +279,20 @@ const FILTER_COLUMNS: Record<string, keyof AuditTable> = {
   container_type: 'container_type',
 };
 
+/** What the caller's policies let it see (set by scopeToCaller, never from request parameters). */
+export interface AuditRestriction {
+  /** Only the rows of this user. */
+  owner?: { user: string; realm: string };
+  /** Only rows of these realms, or written by this administrator. */
+  realms?: { realms: string[]; administrator: string };
+  /** Columns removed from entries and from auditcolumns. */
+  hiddenColumns?: string[];
+}
+
 export interface AuditQuery {
   /** Column filters by API name; `*` is a wildcard, a leading `!` negates. */
   filters: Record<string, string>;
+  restriction?: AuditRestriction;
   /** Only rows newer than this span, e.g. `1h`, `7d`. */
   timelimit?: string | undefined;
   page?: number;
@@ -329,6 +341,16 @@ function applyFilters(rt: Runtime, q: AuditSelect, query: AuditQuery): AuditSele
       out = out.where(column, negate ? '!=' : '=', value);
     }
   }
+  const { owner, realms } = query.restriction ?? {};
+  if (owner) out = out.where('user', '=', owner.user).where('realm', '=', owner.realm);
+  if (realms) {
+    out = out.where((eb) =>
+      eb.or([
+        ...(realms.realms.length ? [eb('realm', 'in', realms.realms)] : []),
+        eb('administrator', '=', realms.administrator),
+      ]),
+    );
+  }
   if (query.timelimit) {
     const since = rt.clock().getTime() - parseDuration(query.timelimit) * 1000;
     // A span reaching before 1970 covers every row (and would not make a valid date).
@@ -337,7 +359,10 @@ function applyFilters(rt: Runtime, q: AuditSelect, query: AuditQuery): AuditSele
   return out;
 }
 
-export async function searchAudit(rt: Runtime, query: AuditQuery): Promise<AuditPage> {
+/** One page of the audit rows the caller may see. */
+export async function searchAudit(ctx: Context, asked: AuditQuery): Promise<AuditPage> {
+  const query = await scopeToCaller(ctx, asked, 'auditlog');
+  const rt = ctx;
   const page = Math.max(1, Math.trunc(query.page ?? 1) || 1);
   let pageSize = Math.trunc(query.pageSize ?? 15) || 15;
   if (pageSize < 1) pageSize = 15;
@@ -352,9 +377,14 @@ export async function searchAudit(rt: Runtime, query: AuditQuery): Promise<Audit
     .limit(pageSize)
     .offset((page - 1) * pageSize)
     .execute();
+  const hidden = new Set(query.restriction?.hiddenColumns ?? []);
+  const records = await toRecords(rt, rows);
+  if (hidden.size) {
+    for (const rec of records) for (const col of hidden) delete (rec as Record<string, unknown>)[col];
+  }
   return {
-    auditdata: await toRecords(rt, rows),
-    auditcolumns: [...AUDIT_COLUMNS],
+    auditdata: records,
+    auditcolumns: AUDIT_COLUMNS.filter((c) => !hidden.has(c)),
     count,
     current: page,
     prev: page > 1 ? page - 1 : null,
@@ -412,7 +442,9 @@ function toRecord(rt: Runtime, r: Selectable<AuditTable>, previousPresent: boole
 }
 
 /** Counts the rows a query selects (for export progress). */
-export async function countAudit(rt: Runtime, query: AuditQuery): Promise<number> {
+export async function countAudit(ctx: Context, asked: AuditQuery): Promise<number> {
+  const query = await scopeToCaller(ctx, asked, 'auditlog_download');
+  const rt = ctx;
   const base = applyFilters(rt, rt.store.db.selectFrom('audit'), query);
   const row = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
@@ -424,7 +456,9 @@ const CSV_BATCH = 2000;
  * The rows of a query as privacyIDEA's CSV lines, oldest first, read in batches by id so that an
  * export of millions of rows never holds them all in memory.
  */
-export async function* auditCsvLines(rt: Runtime, query: AuditQuery): AsyncGenerator<string> {
+export async function* auditCsvLines(ctx: Context, asked: AuditQuery): AsyncGenerator<string> {
+  const query = await scopeToCaller(ctx, asked, 'auditlog_download');
+  const rt = ctx;
   let after = 0;
   for (;;) {
     const rows = await applyFilters(rt, rt.store.db.selectFrom('audit'), query)

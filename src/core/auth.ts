@@ -2,12 +2,14 @@
 // every protected request.
 import { randomBytes } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { ADMIN_ACTIONS, menusFor, USER_ACTIONS } from '../policy/admin-actions.ts';
+import { menusFor } from '../policy/admin-actions.ts';
 import { verifyAdmin } from './admin.ts';
 import type { Caller, Role, Runtime } from './context.ts';
-import { AuthCode, AuthError, AuthsrvError } from './errors.ts';
+import { AuthCode, AuthError, AuthsrvError, PolicyError } from './errors.ts';
 import { realmExists } from './realm.ts';
-import { findUser, splitLogin } from './user.ts';
+import { rightsOf } from './rights.ts';
+import { findUser, type ResolvedUser, splitLogin } from './user.ts';
+import { jwtValidity, loginMode, subjectOf, webuiSettings } from './webui.ts';
 
 export interface LoginRequest {
   username: string | undefined;
@@ -21,43 +23,11 @@ export interface LoginResult {
   token: string;
   rights: string[];
   menus: string[];
+  /** The web UI settings of the answer (webui policies applied). */
+  settings: Record<string, unknown>;
 }
 
 export const WRONG_CREDENTIALS = 'Authentication failure. Wrong credentials';
-
-/** Settings the privacyIDEA web UI reads from the /auth answer; defaults until webui policies exist. */
-export const WEBUI_DEFAULTS = {
-  log_level: 30,
-  logout_time: 120,
-  timeout_action: 'lockscreen',
-  audit_page_size: 10,
-  token_page_size: 15,
-  user_page_size: 15,
-  policy_template_url: '/static/policy-templates/',
-  default_tokentype: 'hotp',
-  default_container_type: 'generic',
-  user_details: false,
-  token_wizard: false,
-  token_wizard_2nd: false,
-  admin_dashboard: false,
-  dialog_no_token: false,
-  search_on_enter: false,
-  hide_welcome: false,
-  hide_buttons: false,
-  deletion_confirmation: false,
-  show_seed: false,
-  show_node: '',
-  token_rollover: {},
-  subscription_status: 0,
-  subscription_status_push: 0,
-  qr_image_android: null,
-  qr_image_ios: null,
-  qr_image_custom: null,
-  logout_redirect_url: '',
-  require_description: [],
-  rss_age: 0,
-  container_wizard: { enabled: false },
-} as const;
 
 export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult> {
   if (req.realm && !(await realmExists(rt, req.realm))) {
@@ -69,38 +39,70 @@ export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult
   const password = req.password ?? '';
   // A local administrator is matched by the name exactly as sent (admin@realm is never one).
   let caller: Caller | undefined;
+  let user: ResolvedUser | undefined;
   if (await verifyAdmin(rt, req.username, password)) {
     caller = { role: 'admin', username: req.username, realm: '', authtype: 'password', client: req.client };
   } else {
-    caller = await loginRealmUser(rt, req, password);
+    ({ caller, user } = (await loginRealmUser(rt, req, password)) ?? {});
   }
   if (!caller) throw new AuthError(WRONG_CREDENTIALS, AuthCode.WrongCredentials);
-  const rights = [...(caller.role === 'admin' ? ADMIN_ACTIONS : USER_ACTIONS)];
-  const token = await issueJwt(rt, caller, rights);
-  return { caller, token, rights, menus: menusFor(rights) };
+  const subject = subjectOf(caller, user);
+  const rights = await rightsOf(rt, caller, user);
+  const token = await issueJwt(rt, caller, rights, await jwtValidity(rt, subject));
+  return { caller, token, rights, menus: menusFor(rights), settings: await webuiSettings(rt, subject) };
 }
 
-/**
- * A realm user whose store accepts the password, or undefined. A store that fails (unreachable, or
- * one that cannot check passwords at all, like SCIM) rejects the login as privacyIDEA's resolvers do
- * by answering false; the reason goes to the log, not to the client.
- */
-async function loginRealmUser(rt: Runtime, req: LoginRequest, password: string): Promise<Caller | undefined> {
-  const { login: name, realm } = await splitLogin(rt, req.username!, req.realm);
-  if (!realm) return undefined;
+/** A user-store call during /auth: a store that fails rejects the login; the reason goes to the log, not to the client. */
+async function storeCall<T>(
+  rt: Runtime,
+  login: string,
+  realm: string,
+  call: () => Promise<T>,
+): Promise<T | undefined> {
   try {
-    const user = await findUser(rt, name, realm);
-    if (!user || !(await user.store.checkPassword(user.info, password))) return undefined;
-    const role = rt.config.security.superuserRealms.includes(user.realm) ? 'admin' : 'user';
-    return { role, username: user.login, realm: user.realm, authtype: 'password', client: req.client };
+    return await call();
   } catch (e) {
     if (!(e instanceof AuthsrvError)) throw e;
-    rt.log.warn({ err: e, login: name, realm }, 'user store failed during /auth; login rejected');
+    rt.log.warn({ err: e, login, realm }, 'user store failed during /auth; login rejected');
     return undefined;
   }
 }
 
-export async function issueJwt(rt: Runtime, caller: Caller, rights: string[]): Promise<string> {
+/**
+ * A realm user whose login the webui policy login_mode permits and whose password is right, or
+ * undefined. A store that fails (unreachable, or one that cannot check passwords at all, like SCIM)
+ * rejects the login as privacyIDEA's resolvers do by answering false.
+ */
+async function loginRealmUser(
+  rt: Runtime,
+  req: LoginRequest,
+  password: string,
+): Promise<{ caller: Caller; user: ResolvedUser } | undefined> {
+  const { login: name, realm } = await splitLogin(rt, req.username!, req.realm);
+  if (!realm) return undefined;
+  const user = await storeCall(rt, name, realm, () => findUser(rt, name, realm));
+  if (!user) return undefined;
+  const mode = await loginMode(rt, { username: user.login, realm: user.realm, client: req.client, user });
+  if (mode === 'disable') throw new PolicyError('The login for this user is disabled.');
+  // login_mode=privacyIDEA checks the password as PIN+OTP against the user's tokens. authsrv has
+  // no token types yet (issue 5), so no user has a token and the login fails, as privacyIDEA's
+  // does for a user without tokens.
+  if (mode === 'privacyIDEA') return undefined;
+  if (!(await storeCall(rt, name, realm, () => user.store.checkPassword(user.info, password))))
+    return undefined;
+  const role = rt.config.security.superuserRealms.includes(user.realm) ? 'admin' : 'user';
+  return {
+    caller: { role, username: user.login, realm: user.realm, authtype: 'password', client: req.client },
+    user,
+  };
+}
+
+export async function issueJwt(
+  rt: Runtime,
+  caller: Caller,
+  rights: string[],
+  validitySeconds = rt.config.security.jwtValidity,
+): Promise<string> {
   const now = Math.floor(rt.clock().getTime() / 1000);
   return new SignJWT({
     username: caller.username,
@@ -112,7 +114,7 @@ export async function issueJwt(rt: Runtime, caller: Caller, rights: string[]): P
   })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuedAt(now)
-    .setExpirationTime(now + rt.config.security.jwtValidity)
+    .setExpirationTime(now + validitySeconds)
     .sign(rt.keys.jwtSecret);
 }
 

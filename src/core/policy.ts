@@ -13,9 +13,11 @@ import {
   compilePolicies,
   compilePolicy,
   type PolicyRecord,
+  type PolicySet,
   parseTimeRanges,
 } from '../policy/matcher.ts';
 import { type FileValue, formatPolicyFile, parsePolicyFile } from '../policy/policy-file.ts';
+import type { Store } from '../store/database.ts';
 import type { Database, PolicyTable } from '../store/schema.ts';
 import type { Context, Runtime } from './context.ts';
 import { AuthsrvError, ParameterError, ResourceNotFoundError } from './errors.ts';
@@ -303,11 +305,44 @@ export async function policyVersion(rt: Runtime): Promise<number> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The compiled policies every decision reads, one set per database.
+
+const compiled = new WeakMap<Store, { version: number; set: PolicySet }>();
+const loading = new WeakMap<Store, Promise<PolicySet>>();
+
+/**
+ * The compiled policies. Each call reads the change counter (one row) and recompiles only when it
+ * moved, on this node or on any other sharing the database; concurrent calls share one read.
+ */
+export function compiledPolicies(rt: Runtime): Promise<PolicySet> {
+  const running = loading.get(rt.store);
+  if (running) return running;
+  const load = (async () => {
+    const version = await policyVersion(rt);
+    const hit = compiled.get(rt.store);
+    if (hit?.version === version) return hit.set;
+    const set = compilePolicies(Object.values(await getPolicies(rt)).map(viewToRecord));
+    compiled.set(rt.store, { version, set });
+    return set;
+  })().finally(() => loading.delete(rt.store));
+  loading.set(rt.store, load);
+  return load;
+}
+
+/** After a local write: a read that began before the commit must not be handed to later callers. */
+function forgetCompiled(rt: Runtime): void {
+  compiled.delete(rt.store);
+  loading.delete(rt.store);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Service functions.
 
 /** Creates or updates a policy (reference 5.6); returns its database id. Nothing is stored on error. */
 export async function setPolicy(ctx: Context, name: string, input: PolicyInput): Promise<number> {
-  return ctx.store.db.transaction().execute((trx) => setPolicyIn(ctx, trx, name, input));
+  const id = await ctx.store.db.transaction().execute((trx) => setPolicyIn(ctx, trx, name, input));
+  forgetCompiled(ctx);
+  return id;
 }
 
 async function setPolicyIn(
@@ -417,13 +452,15 @@ async function change(
   name: string,
   act: (trx: Transaction<Database>, id: number) => Promise<unknown>,
 ) {
-  return ctx.store.db.transaction().execute(async (trx) => {
+  const id = await ctx.store.db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('policy').select('id').where('name', '=', name).executeTakeFirst();
     if (!row) throw new ResourceNotFoundError(NOT_FOUND);
     await act(trx, row.id);
     await bumpVersion(trx);
     return Number(row.id);
   });
+  forgetCompiled(ctx);
+  return id;
 }
 
 /** Deletes a policy; returns its id. Unknown → ResourceNotFoundError 601. */
@@ -542,8 +579,9 @@ export async function importPolicies(ctx: Context, text: string): Promise<number
   if (text.trim() === '') throw new ParameterError('Error loading policy. File empty!');
   const sections = parsePolicyFile(text);
   if (sections.size === 0) throw new ParameterError('Error loading policy. File empty!');
-  return ctx.store.db.transaction().execute(async (trx) => {
+  await ctx.store.db.transaction().execute(async (trx) => {
     for (const [name, attrs] of sections) await setPolicyIn(ctx, trx, name, importInput(name, attrs));
-    return sections.size;
   });
+  forgetCompiled(ctx);
+  return sections.size;
 }

@@ -1,6 +1,7 @@
 // Users: found in the resolvers of a realm, listed, created, edited and deleted in editable stores,
 // with custom attributes kept in authsrv's own database and merged into the user's info.
 import type { UserChanges, UserRecord, UserStore } from '../resolvers/user-store.ts';
+import { actionValues, unrestricted } from './access.ts';
 import type { Context, Runtime } from './context.ts';
 import { ParameterError, PolicyError, UserError } from './errors.ts';
 import { defaultRealm, orderedResolvers, realmExists } from './realm.ts';
@@ -71,6 +72,16 @@ export async function findUser(rt: Runtime, login: string, realm: string): Promi
     }
   }
   return undefined;
+}
+
+/** The names of every resolver of the realm that knows the login, in priority order (check_all_resolvers). */
+export async function resolversOfUser(rt: Runtime, login: string, realm: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const row of await orderedResolvers(rt, realm)) {
+    const { store } = await userStoreOf(rt, row);
+    if (await store.findByLogin(login)) out.push(row.name);
+  }
+  return out;
 }
 
 /** Like findUser, but an unknown user is an error (904). */
@@ -319,9 +330,53 @@ async function attributesOfResolver(rt: Runtime, resolver: string): Promise<Map<
   return out;
 }
 
-/** Administrators may set and delete any attribute until the policy engine says otherwise; users may not. */
-function mayEditAttributes(ctx: Context): boolean {
-  return ctx.caller.role === 'admin';
+/** What a caller may do with the custom attributes of one user: keys it may delete, values it may set per key. */
+export interface AttributeRights {
+  delete: string[];
+  set: Record<string, string[]>;
+}
+
+const ALL_ATTRIBUTES: AttributeRights = { delete: ['*'], set: { '*': ['*'] } };
+
+/** `:key1: v1 v2 :key2: *` → {key1: [v1, v2], key2: ['*']}, merged into `into`. */
+function parseSetRule(text: string, into: Record<string, string[]>): void {
+  let key: string | undefined;
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const k = /^:(.+):$/.exec(word);
+    if (k) {
+      key = k[1] as string;
+      into[key] ??= [];
+    } else if (key !== undefined && !into[key]!.includes(word)) {
+      into[key]!.push(word);
+    }
+  }
+}
+
+/**
+ * The caller's rights on a user's custom attributes, from set_custom_user_attributes and
+ * delete_custom_user_attributes of the caller's scope (reference 6.3). An administrator whose scope
+ * holds no active policy may do everything; a user needs a policy: attributes feed policy
+ * conditions, so users may not set their own unless an administrator says so.
+ */
+export async function editableAttributes(ctx: Context, user: ResolvedUser): Promise<AttributeRights> {
+  if (ctx.caller.role === 'admin' && (await unrestricted(ctx))) return ALL_ATTRIBUTES;
+  const target = { user: user.login, realm: user.realm, resolver: user.resolver };
+  const opts = { allowWhiteSpace: true };
+  const set: Record<string, string[]> = {};
+  for (const v of (await actionValues(ctx, 'set_custom_user_attributes', target, opts)).keys()) {
+    parseSetRule(v, set);
+  }
+  const del = new Set<string>();
+  for (const v of (await actionValues(ctx, 'delete_custom_user_attributes', target, opts)).keys()) {
+    for (const k of v.split(/\s+/).filter(Boolean)) del.add(k);
+  }
+  return { delete: [...del], set };
+}
+
+function maySet(rights: AttributeRights, key: string, value: string): boolean {
+  return [rights.set[key], rights.set['*']].some(
+    (values) => values?.includes('*') || values?.includes(value),
+  );
 }
 
 export async function setUserAttribute(
@@ -336,7 +391,7 @@ export async function setUserAttribute(
     throw new ParameterError(`Invalid attribute name! '${key}' is reserved for internal use.`);
   }
   if (value.length > 10_000) throw new ParameterError('The attribute value is longer than 10000 characters');
-  if (!mayEditAttributes(ctx))
+  if (!maySet(await editableAttributes(ctx, user), key, value))
     throw new PolicyError(`You are not allowed to set the custom user attribute ${key}!`);
   return ctx.store.db.transaction().execute(async (trx) => {
     const where = trx
@@ -396,10 +451,11 @@ export async function deleteUserAttribute(
   ) {
     throw new PolicyError('User is not allowed to delete attributes of other users.');
   }
-  if (!mayEditAttributes(ctx)) {
+  const user = await requireUser(ctx, username, realm.toLowerCase());
+  const rights = await editableAttributes(ctx, user);
+  if (!rights.delete.includes('*') && !rights.delete.includes(key)) {
     throw new PolicyError(`You are not allowed to delete the custom user attribute ${key}!`);
   }
-  const user = await requireUser(ctx, username, realm.toLowerCase());
   const r = await ctx.store.db
     .deleteFrom('user_attribute')
     .where('resolver', '=', user.resolver)
@@ -408,9 +464,4 @@ export async function deleteUserAttribute(
     .where('key', '=', key)
     .executeTakeFirst();
   return Number(r.numDeletedRows);
-}
-
-/** What the caller may do with custom attributes of a user: `{delete: [keys], set: {key: [values]}}`. */
-export function editableAttributes(ctx: Context): { delete: string[]; set: Record<string, string[]> } {
-  return mayEditAttributes(ctx) ? { delete: ['*'], set: { '*': ['*'] } } : { delete: [], set: {} };
 }

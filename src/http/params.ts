@@ -54,6 +54,20 @@ export class Params {
     return v === true || v === 1 || v === '1' || v === 'True' || v === 'true' || v === 'TRUE';
   }
 
+  /**
+   * Every parameter as text, never failing: a one-element list is its element, other lists and
+   * objects their JSON text. For policy checks, which must not reject what the handler accepts.
+   */
+  texts(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [name, v] of Object.entries(this.values)) {
+      if (v === null) continue;
+      const one = Array.isArray(v) && v.length === 1 ? v[0] : v;
+      out[name] = typeof one === 'string' ? one : JSON.stringify(one);
+    }
+    return out;
+  }
+
   /** Every parameter as text, for handlers that take generic key=value pairs. */
   strings(): Record<string, string> {
     const out: Record<string, string> = {};

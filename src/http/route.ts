@@ -1,6 +1,7 @@
 // The shape every endpoint follows: merged parameters, authentication for the roles it admits, the
 // service call, and a reply that the app turns into the envelope. Route files stay declarative.
 import type Router from '@koa/router';
+import { allow, type Target, targetOf } from '../core/access.ts';
 import { type AuditEntry, newAuditEntry } from '../core/audit.ts';
 import { verifyJwt } from '../core/auth.ts';
 import type { Caller, Context, Role, Runtime } from '../core/context.ts';
@@ -35,11 +36,47 @@ export interface ApiCall {
   setStatus(status: number): void;
 }
 
-export interface RouteOptions {
-  /** Roles admitted; omitted for public endpoints such as /auth. */
-  roles?: readonly Role[];
+/**
+ * The right a protected endpoint checks before its handler runs, for the target its `user`,
+ * `realm` and `resolver` parameters name: one action for both roles, or one per role (a role
+ * without an entry is not checked). null: the endpoint checks no right, or checks it in its
+ * service because the answer depends on a value (custom attributes, audit realms).
+ */
+export type RouteAction = string | Partial<Record<Role, string>> | null;
+
+interface PublicRoute {
+  roles?: undefined;
+  action?: undefined;
+  target?: undefined;
   /** Health probes are not audited, so that monitoring does not flood the log. */
   audit?: boolean;
+}
+
+interface ProtectedRoute {
+  /** Roles admitted. */
+  roles: readonly Role[];
+  /** Required so that no endpoint forgets its policy check. */
+  action: RouteAction;
+  /** The target of the check when the endpoint names it otherwise than by user/realm/resolver. */
+  target?: (params: Readonly<Record<string, string>>) => Target;
+  audit?: boolean;
+}
+
+export type RouteOptions = PublicRoute | ProtectedRoute;
+
+/** An endpoint for administrators that checks the given admin right. */
+export function adminRoute(action: string | null): ProtectedRoute {
+  return { roles: ['admin'], action };
+}
+
+/** An endpoint for administrators and users, checking the right of the caller's scope. */
+export function anyRoleRoute(action: RouteAction): ProtectedRoute {
+  return { roles: ['admin', 'user'], action };
+}
+
+function actionFor(action: RouteAction | undefined, role: Role): string | undefined {
+  if (action === null || action === undefined) return undefined;
+  return typeof action === 'string' ? action : action[role];
 }
 
 type Method = 'get' | 'post' | 'put' | 'delete';
@@ -81,6 +118,17 @@ export function routeTable(router: Router, rt: Runtime): RouteTable {
             else if (caller) {
               audit.user = caller.username;
               audit.realm = caller.realm;
+            }
+            const action = caller && actionFor(options.action, caller.role);
+            if (caller && action) {
+              const data = params.texts();
+              const target = options.target ? options.target(data) : targetOf(data);
+              await allow(withCaller(rt, caller), action, target, {
+                headers: koa.headers as Record<string, string>,
+                data,
+                method: koa.method,
+                path: koa.path,
+              });
             }
             state.reply = await handler({
               rt,

@@ -3,7 +3,7 @@
 // active policy exists in the caller's scope, the caller holds all of them; the policy engine
 // narrows that.
 
-import { type Scope, staticActions } from './definitions.ts';
+import { actionsOf, type Scope, staticActions } from './definitions.ts';
 
 export type MainMenu = 'tokens' | 'users' | 'machines' | 'config' | 'audit' | 'components';
 
@@ -35,4 +35,17 @@ const MENU_OF = new Map<string, readonly string[]>(
 export function menusFor(rights: readonly string[]): MainMenu[] {
   const opened = new Set(rights.flatMap((r) => MENU_OF.get(r) ?? []));
   return MENU_ORDER.filter((m) => opened.has(m));
+}
+
+/**
+ * The rights a caller of the scope can hold, in order: the static rights above, then the boolean
+ * actions token types register (`enrollHOTP`, …). A caller whose scope has no active policy holds
+ * them all.
+ */
+export function rightCandidates(scope: 'admin' | 'user'): string[] {
+  const base = scope === 'admin' ? ADMIN_ACTIONS : USER_ACTIONS;
+  const dynamic = Object.entries(actionsOf(scope))
+    .filter(([name, d]) => d.type === 'bool' && !Object.hasOwn(staticActions(scope), name))
+    .map(([name]) => name);
+  return [...base, ...dynamic];
 }

@@ -515,19 +515,46 @@ function matchesPolicy(p: CompiledPolicy, req: MatchRequest, now: Date): boolean
   return true;
 }
 
+/** What the active policies of a scope look at beyond the caller's names (so that lookups are done only when needed). */
+export interface ScopeNeeds {
+  /** Some policy restricts the resolver: the user's resolver must be known. */
+  resolver: boolean;
+  /** Some policy with a resolver restriction checks all resolvers of the user. */
+  allResolvers: boolean;
+  /** The condition sections some policy reads. */
+  sections: ReadonlySet<string>;
+}
+
+const NO_NEEDS: ScopeNeeds = { resolver: false, allResolvers: false, sections: new Set() };
+
 export class PolicySet {
   readonly policies: readonly CompiledPolicy[];
-  readonly #activeScopes: Set<string>;
+  readonly #needs = new Map<string, ScopeNeeds>();
 
   constructor(records: readonly PolicyRecord[]) {
     // Stable sort: equal priorities keep their stored order.
     this.policies = records.map(compilePolicy).sort((a, b) => a.priority - b.priority);
-    this.#activeScopes = new Set(this.policies.filter((p) => p.active).map((p) => p.scope));
+    for (const p of this.policies) {
+      if (!p.active) continue;
+      const n = this.#needs.get(p.scope) ?? { resolver: false, allResolvers: false, sections: new Set() };
+      const sections = n.sections as Set<string>;
+      for (const c of p.conditions) sections.add(c.section);
+      this.#needs.set(p.scope, {
+        resolver: n.resolver || !p.resolver.empty,
+        allResolvers: n.allResolvers || (!p.resolver.empty && p.checkAllResolvers),
+        sections,
+      });
+    }
   }
 
   /** Whether any active policy exists in the scope. */
   hasActive(scope: string): boolean {
-    return this.#activeScopes.has(scope);
+    return this.#needs.has(scope);
+  }
+
+  /** What matching in the scope needs to know about the user and the request. */
+  needs(scope: string): ScopeNeeds {
+    return this.#needs.get(scope) ?? NO_NEEDS;
   }
 
   /** The matching policies, best (lowest) priority first. Conditions may throw PolicyError. */

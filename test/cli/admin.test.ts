@@ -56,7 +56,10 @@ describe.each(testDialects())('authsrv admin on %s', (dialect) => {
     const rt = await c.runtime();
     const row = rows[0]!;
     const { searchAudit } = await import('../../src/core/audit.ts');
-    const entry = (await searchAudit(rt, { filters: { number: String(row.id) } })).auditdata[0]!;
+    const { localOperator, withCaller } = await import('../../src/core/context.ts');
+    const entry = (
+      await searchAudit(withCaller(rt, localOperator()), { filters: { number: String(row.id) } })
+    ).auditdata[0]!;
     expect(entry.sig_check).toBe('OK');
   });
 

@@ -9,9 +9,12 @@ import {
   verifyAudit,
   writeAudit,
 } from '../../src/core/audit.ts';
+import { localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
 import { ParameterError } from '../../src/core/errors.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
+
+const operator = (rt: Runtime) => withCaller(rt, localOperator());
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -32,7 +35,7 @@ describe.each(testDialects())('audit service on %s', (dialect) => {
   }
 
   async function allRows() {
-    return searchAudit(t.rt, { filters: {}, pageSize: 1000, sortorder: 'asc' });
+    return searchAudit(operator(t.rt), { filters: {}, pageSize: 1000, sortorder: 'asc' });
   }
 
   it('writes one signed row with every field and reads it back as privacyIDEA shows it', async () => {
@@ -178,93 +181,106 @@ describe.each(testDialects())('audit service on %s', (dialect) => {
     const users = (p: { auditdata: { user: unknown }[] }) => p.auditdata.map((e) => e.user);
 
     it('filters by exact value', async () => {
-      const p = await searchAudit(t.rt, { filters: { user: 'alice' } });
+      const p = await searchAudit(operator(t.rt), { filters: { user: 'alice' } });
       expect(p.count).toBe(1);
       expect(users(p)).toEqual(['alice']);
-      expect((await searchAudit(t.rt, { filters: { action: 'POST /auth' } })).count).toBe(2);
-      expect((await searchAudit(t.rt, { filters: { privacyidea_server: 'test-node' } })).count).toBe(5);
-      expect((await searchAudit(t.rt, { filters: { privacyidea_server: 'other' } })).count).toBe(0);
+      expect((await searchAudit(operator(t.rt), { filters: { action: 'POST /auth' } })).count).toBe(2);
+      expect(
+        (await searchAudit(operator(t.rt), { filters: { privacyidea_server: 'test-node' } })).count,
+      ).toBe(5);
+      expect((await searchAudit(operator(t.rt), { filters: { privacyidea_server: 'other' } })).count).toBe(0);
     });
 
     it('filters with * wildcards and treats % and _ literally', async () => {
-      expect(users(await searchAudit(t.rt, { filters: { user: 'ali*' }, sortorder: 'asc' }))).toEqual([
-        'alice',
-        'alice_x',
-      ]);
-      expect((await searchAudit(t.rt, { filters: { serial: 'HOTP*' } })).count).toBe(2);
-      expect((await searchAudit(t.rt, { filters: { serial: '*%*' } })).count).toBe(1);
-      expect((await searchAudit(t.rt, { filters: { serial: '50%_*' } })).count).toBe(1);
+      expect(
+        users(await searchAudit(operator(t.rt), { filters: { user: 'ali*' }, sortorder: 'asc' })),
+      ).toEqual(['alice', 'alice_x']);
+      expect((await searchAudit(operator(t.rt), { filters: { serial: 'HOTP*' } })).count).toBe(2);
+      expect((await searchAudit(operator(t.rt), { filters: { serial: '*%*' } })).count).toBe(1);
+      expect((await searchAudit(operator(t.rt), { filters: { serial: '50%_*' } })).count).toBe(1);
       // '_' is not a single-character wildcard: 'HOTP_' would match 'HOTP1' in plain SQL LIKE.
-      expect((await searchAudit(t.rt, { filters: { serial: 'HOTP_*' } })).count).toBe(0);
-      expect((await searchAudit(t.rt, { filters: { action: '*/system/*' } })).count).toBe(1);
+      expect((await searchAudit(operator(t.rt), { filters: { serial: 'HOTP_*' } })).count).toBe(0);
+      expect((await searchAudit(operator(t.rt), { filters: { action: '*/system/*' } })).count).toBe(1);
     });
 
     it('negates with a leading !', async () => {
-      expect((await searchAudit(t.rt, { filters: { action: '!POST /auth' } })).count).toBe(3);
-      expect((await searchAudit(t.rt, { filters: { serial: '!HOTP*' } })).count).toBe(3);
+      expect((await searchAudit(operator(t.rt), { filters: { action: '!POST /auth' } })).count).toBe(3);
+      expect((await searchAudit(operator(t.rt), { filters: { serial: '!HOTP*' } })).count).toBe(3);
     });
 
     it('ignores empty and star-only values and unknown columns', async () => {
-      expect((await searchAudit(t.rt, { filters: { user: '', serial: '***', nosuch: 'x' } })).count).toBe(5);
+      expect(
+        (await searchAudit(operator(t.rt), { filters: { user: '', serial: '***', nosuch: 'x' } })).count,
+      ).toBe(5);
     });
 
     it('compares success as a boolean', async () => {
-      expect((await searchAudit(t.rt, { filters: { success: '1' } })).count).toBe(3);
-      expect((await searchAudit(t.rt, { filters: { success: 'true' } })).count).toBe(3);
-      expect((await searchAudit(t.rt, { filters: { success: '0' } })).count).toBe(2);
-      expect((await searchAudit(t.rt, { filters: { success: '!1' } })).count).toBe(2);
+      expect((await searchAudit(operator(t.rt), { filters: { success: '1' } })).count).toBe(3);
+      expect((await searchAudit(operator(t.rt), { filters: { success: 'true' } })).count).toBe(3);
+      expect((await searchAudit(operator(t.rt), { filters: { success: '0' } })).count).toBe(2);
+      expect((await searchAudit(operator(t.rt), { filters: { success: '!1' } })).count).toBe(2);
     });
 
     it('filters by number and refuses a non-numeric one', async () => {
-      const all = await searchAudit(t.rt, { filters: {}, sortorder: 'asc' });
+      const all = await searchAudit(operator(t.rt), { filters: {}, sortorder: 'asc' });
       const second = all.auditdata[1]!.number;
-      expect((await searchAudit(t.rt, { filters: { number: String(second) } })).auditdata[0]!.number).toBe(
-        second,
+      expect(
+        (await searchAudit(operator(t.rt), { filters: { number: String(second) } })).auditdata[0]!.number,
+      ).toBe(second);
+      await expect(searchAudit(operator(t.rt), { filters: { number: 'abc' } })).rejects.toThrow(
+        ParameterError,
       );
-      await expect(searchAudit(t.rt, { filters: { number: 'abc' } })).rejects.toThrow(ParameterError);
     });
 
     it('limits by time with timelimit', async () => {
       t.setNow(at(40 + 3600)); // an hour after the last row
-      expect((await searchAudit(t.rt, { filters: {}, timelimit: '1h' })).count).toBe(1);
-      expect((await searchAudit(t.rt, { filters: {}, timelimit: '3615s' })).count).toBe(2);
-      expect((await searchAudit(t.rt, { filters: {}, timelimit: '1d' })).count).toBe(5);
-      expect((await searchAudit(t.rt, { filters: {}, timelimit: '1m' })).count).toBe(0);
-      expect((await searchAudit(t.rt, { filters: { user: 'alice' }, timelimit: '1d' })).count).toBe(1);
-      await expect(searchAudit(t.rt, { filters: {}, timelimit: 'soon' })).rejects.toThrow(ParameterError);
-      await expect(searchAudit(t.rt, { filters: {}, timelimit: '1w' })).rejects.toThrow(ParameterError);
+      expect((await searchAudit(operator(t.rt), { filters: {}, timelimit: '1h' })).count).toBe(1);
+      expect((await searchAudit(operator(t.rt), { filters: {}, timelimit: '3615s' })).count).toBe(2);
+      expect((await searchAudit(operator(t.rt), { filters: {}, timelimit: '1d' })).count).toBe(5);
+      expect((await searchAudit(operator(t.rt), { filters: {}, timelimit: '1m' })).count).toBe(0);
+      expect((await searchAudit(operator(t.rt), { filters: { user: 'alice' }, timelimit: '1d' })).count).toBe(
+        1,
+      );
+      await expect(searchAudit(operator(t.rt), { filters: {}, timelimit: 'soon' })).rejects.toThrow(
+        ParameterError,
+      );
+      await expect(searchAudit(operator(t.rt), { filters: {}, timelimit: '1w' })).rejects.toThrow(
+        ParameterError,
+      );
     });
 
     it('takes an absurdly large timelimit as "everything" instead of failing', async () => {
-      expect((await searchAudit(t.rt, { filters: {}, timelimit: '999999999y' })).count).toBe(5);
+      expect((await searchAudit(operator(t.rt), { filters: {}, timelimit: '999999999y' })).count).toBe(5);
     });
 
     it('pages, newest first by default', async () => {
-      const p1 = await searchAudit(t.rt, { filters: {}, page: 1, pageSize: 2 });
+      const p1 = await searchAudit(operator(t.rt), { filters: {}, page: 1, pageSize: 2 });
       expect(p1).toMatchObject({ count: 5, current: 1, prev: null, next: 2 });
       expect(p1.auditdata).toHaveLength(2);
       expect(p1.auditdata[0]!.number).toBeGreaterThan(Number(p1.auditdata[1]!.number));
-      const p3 = await searchAudit(t.rt, { filters: {}, page: 3, pageSize: 2 });
+      const p3 = await searchAudit(operator(t.rt), { filters: {}, page: 3, pageSize: 2 });
       expect(p3).toMatchObject({ count: 5, current: 3, prev: 2, next: null });
       expect(p3.auditdata).toHaveLength(1);
-      const asc = await searchAudit(t.rt, { filters: {}, page: 1, pageSize: 2, sortorder: 'asc' });
+      const asc = await searchAudit(operator(t.rt), { filters: {}, page: 1, pageSize: 2, sortorder: 'asc' });
       expect(asc.auditdata[0]!.number).toBeLessThan(Number(asc.auditdata[1]!.number));
       expect(asc.auditdata[0]!.user).toBe('alice');
-      const beyond = await searchAudit(t.rt, { filters: {}, page: 9, pageSize: 2 });
+      const beyond = await searchAudit(operator(t.rt), { filters: {}, page: 9, pageSize: 2 });
       expect(beyond.auditdata).toEqual([]);
       expect(beyond.count).toBe(5);
     });
 
     it('uses privacyIDEA defaults for page < 1 and page_size < 1, and refuses a huge page', async () => {
-      const p = await searchAudit(t.rt, { filters: {}, page: 0, pageSize: 0 });
+      const p = await searchAudit(operator(t.rt), { filters: {}, page: 0, pageSize: 0 });
       expect(p.current).toBe(1);
       expect(p.auditdata).toHaveLength(5);
-      await expect(searchAudit(t.rt, { filters: {}, pageSize: 100_000 })).rejects.toThrow(ParameterError);
-      await expect(searchAudit(t.rt, { filters: {}, page: 1e20 })).rejects.toThrow(ParameterError);
+      await expect(searchAudit(operator(t.rt), { filters: {}, pageSize: 100_000 })).rejects.toThrow(
+        ParameterError,
+      );
+      await expect(searchAudit(operator(t.rt), { filters: {}, page: 1e20 })).rejects.toThrow(ParameterError);
     });
 
     it('lists the audit columns in privacyIDEA order', async () => {
-      const p = await searchAudit(t.rt, { filters: {} });
+      const p = await searchAudit(operator(t.rt), { filters: {} });
       expect(p.auditcolumns.slice(0, 6)).toEqual([
         'number',
         'action',
@@ -279,15 +295,15 @@ describe.each(testDialects())('audit service on %s', (dialect) => {
     });
 
     it('counts and exports CSV oldest first with the filters applied', async () => {
-      expect(await countAudit(t.rt, { filters: { success: '1' } })).toBe(3);
+      expect(await countAudit(operator(t.rt), { filters: { success: '1' } })).toBe(3);
       const lines: string[] = [];
-      for await (const l of auditCsvLines(t.rt, { filters: {} })) lines.push(l);
+      for await (const l of auditCsvLines(operator(t.rt), { filters: {} })) lines.push(l);
       expect(lines).toHaveLength(5);
       for (const l of lines) {
         expect(l.endsWith("'\n")).toBe(true);
         expect(l.startsWith("'")).toBe(true);
       }
-      const all = await searchAudit(t.rt, { filters: {}, sortorder: 'asc' });
+      const all = await searchAudit(operator(t.rt), { filters: {}, sortorder: 'asc' });
       const first = all.auditdata[0]!;
       expect(lines[0]).toBe(
         `${Object.values(first)
@@ -295,7 +311,7 @@ describe.each(testDialects())('audit service on %s', (dialect) => {
           .join(',')}\n`,
       );
       const filtered: string[] = [];
-      for await (const l of auditCsvLines(t.rt, { filters: { user: 'ali*' } })) filtered.push(l);
+      for await (const l of auditCsvLines(operator(t.rt), { filters: { user: 'ali*' } })) filtered.push(l);
       expect(filtered).toHaveLength(2);
       expect(filtered[0]).toContain("'alice'");
       expect(filtered[1]).toContain("'alice_x'");

@@ -263,16 +263,34 @@ describe.each(testDialects())('audit API on %s', (dialect) => {
     expect(r.json.result.error.code).toBe(905);
   });
 
-  it('refuses the audit log to a non-admin JWT and without a JWT', async () => {
+  it('shows users only their own rows; refuses them the CSV download; refuses callers without a JWT', async () => {
     const userToken = await issueJwt(
       s.rt,
       { role: 'user', username: 'bob', realm: 'r1', authtype: 'password', client: '' },
       [],
     );
+    for (const [user, realm] of [
+      ['bob', 'r1'],
+      ['bob', 'r2'],
+      ['alice', 'r1'],
+    ]) {
+      const e = newAuditEntry('POST /validate/check', new Date(now), '10.0.0.9');
+      Object.assign(e, { user, realm });
+      await writeAudit(s.rt, e);
+    }
+    const mine = (await s.call('GET', '/audit/', { page_size: '1000' }, userToken)).json.result.value;
+    expect(mine.count).toBeGreaterThanOrEqual(1);
+    expect(
+      mine.auditdata.every((e: { user: string; realm: string }) => e.user === 'bob' && e.realm === 'r1'),
+    ).toBe(true);
+    // A filter cannot widen the view.
+    const other = (await s.call('GET', '/audit/', { user: 'alice', realm: '*' }, userToken)).json.result
+      .value;
+    expect(other.count).toBe(0);
+    const csv = await s.call('GET', '/audit/x.csv', {}, userToken);
+    expect(csv.status).toBe(401);
+    expect(csv.json.result.error.code).toBe(4306);
     for (const path of ['/audit/', '/audit/x.csv']) {
-      const r = await s.call('GET', path, {}, userToken);
-      expect(r.status).toBe(401);
-      expect(r.json.result.error.code).toBe(4306);
       expect((await s.call('GET', path)).json.result.error.code).toBe(4033);
     }
   });

@@ -1,7 +1,7 @@
 import { type AuditQuery, auditCsvLines, searchAudit } from '../../core/audit.ts';
 import { ParameterError } from '../../core/errors.ts';
 import type { Params } from '../params.ts';
-import type { RouteTable } from '../route.ts';
+import { adminRoute, anyRoleRoute, type RouteTable } from '../route.ts';
 
 const CONTROL = new Set(['page', 'page_size', 'sortorder', 'timelimit', 'nonce', 'csvfile']);
 
@@ -27,10 +27,10 @@ function auditQuery(params: Params): AuditQuery {
 }
 
 export function auditRoutes(r: RouteTable): void {
-  r.add('get', '/audit/', { roles: ['admin'] }, async ({ params, context }) => ({
+  r.add('get', '/audit/', anyRoleRoute('auditlog'), async ({ params, context }) => ({
     value: await searchAudit(context(), auditQuery(params)),
   }));
-  r.add('get', '/audit/:csvfile', { roles: ['admin'] }, async ({ params, context }) => {
+  r.add('get', '/audit/:csvfile', adminRoute('auditlog_download'), async ({ params, context }) => {
     const name = params.required('csvfile');
     const query = auditQuery(params);
     // Validates the filters before the download starts, so a bad one is an error, not a broken file.

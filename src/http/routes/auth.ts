@@ -1,5 +1,6 @@
-import { login, WEBUI_DEFAULTS } from '../../core/auth.ts';
-import type { RouteTable } from '../route.ts';
+import { login } from '../../core/auth.ts';
+import { enrollableTypes } from '../../core/rights.ts';
+import { anyRoleRoute, type RouteTable } from '../route.ts';
 
 export function authRoutes(r: RouteTable): void {
   r.add('post', '/auth', {}, async ({ rt, params, audit, client }) => {
@@ -24,7 +25,7 @@ export function authRoutes(r: RouteTable): void {
     return {
       rid: 2,
       value: {
-        ...WEBUI_DEFAULTS,
+        ...result.settings,
         token: result.token,
         role: caller.role,
         username: caller.username,
@@ -35,4 +36,7 @@ export function authRoutes(r: RouteTable): void {
       },
     };
   });
+  r.add('get', '/auth/rights', anyRoleRoute(null), async ({ context }) => ({
+    value: await enrollableTypes(context()),
+  }));
 }

@@ -15,9 +15,7 @@ import {
   setPolicy,
 } from '../../core/policy.ts';
 import type { Params } from '../params.ts';
-import type { RouteTable } from '../route.ts';
-
-const ADMIN = { roles: ['admin'] } as const;
+import { adminRoute, type RouteTable } from '../route.ts';
 
 /** A list attribute: a JSON array of strings or a comma-separated string; undefined when absent. */
 function listParam(params: Params, name: string): string[] | string | undefined {
@@ -89,7 +87,7 @@ function filterOf(params: Params, name: string | undefined): PolicyFilter {
 }
 
 export function policyRoutes(r: RouteTable): void {
-  r.add('get', '/policy/check', ADMIN, async ({ rt, params }) => ({
+  r.add('get', '/policy/check', adminRoute('policyread'), async ({ rt, params }) => ({
     value: await checkPolicy(rt, {
       scope: params.required('scope'),
       action: params.required('action'),
@@ -99,40 +97,40 @@ export function policyRoutes(r: RouteTable): void {
       client: params.str('client'),
     }),
   }));
-  r.add('get', '/policy/defs', ADMIN, async ({ rt }) => ({ value: await policyDefs(rt) }));
-  r.add('get', '/policy/defs/:scope', ADMIN, async ({ rt, params }) => ({
+  r.add('get', '/policy/defs', adminRoute('policyread'), async ({ rt }) => ({ value: await policyDefs(rt) }));
+  r.add('get', '/policy/defs/:scope', adminRoute('policyread'), async ({ rt, params }) => ({
     value: await policyDefs(rt, params.required('scope')),
   }));
-  r.add('post', '/policy/enable/:name', ADMIN, async ({ params, context, audit }) => {
+  r.add('post', '/policy/enable/:name', adminRoute('policywrite'), async ({ params, context, audit }) => {
     audit.info = params.required('name');
     return { value: await enablePolicy(context(), params.required('name')) };
   });
-  r.add('post', '/policy/disable/:name', ADMIN, async ({ params, context, audit }) => {
+  r.add('post', '/policy/disable/:name', adminRoute('policywrite'), async ({ params, context, audit }) => {
     audit.info = params.required('name');
     return { value: await disablePolicy(context(), params.required('name')) };
   });
-  r.add('get', '/policy/export/:export', ADMIN, async ({ rt, params }) => ({
+  r.add('get', '/policy/export/:export', adminRoute('policyread'), async ({ rt, params }) => ({
     file: { name: params.required('export'), contentType: 'text/plain', body: await exportPolicies(rt) },
   }));
-  r.add('post', '/policy/import/:filename', ADMIN, async ({ params, context, audit }) => {
+  r.add('post', '/policy/import/:filename', adminRoute('policywrite'), async ({ params, context, audit }) => {
     const file = params.files.file;
     if (!file) throw ParameterError.missing('file');
     audit.info = params.required('filename');
     return { value: await importPolicies(context(), file.content) };
   });
-  r.add('get', '/policy/', ADMIN, async ({ rt, params }) => ({
+  r.add('get', '/policy/', adminRoute('policyread'), async ({ rt, params }) => ({
     value: await getPolicies(rt, filterOf(params, undefined)),
   }));
-  r.add('get', '/policy/:name', ADMIN, async ({ rt, params }) => ({
+  r.add('get', '/policy/:name', adminRoute('policyread'), async ({ rt, params }) => ({
     value: await getPolicies(rt, filterOf(params, params.required('name'))),
   }));
-  r.add('post', '/policy/:name', ADMIN, async ({ params, context, audit }) => {
+  r.add('post', '/policy/:name', adminRoute('policywrite'), async ({ params, context, audit }) => {
     const name = params.required('name');
     audit.info = name;
     const id = await setPolicy(context(), name, policyInput(params));
     return { value: { [`setPolicy ${name}`]: id } };
   });
-  r.add('delete', '/policy/:name', ADMIN, async ({ params, context, audit }) => {
+  r.add('delete', '/policy/:name', adminRoute('policydelete'), async ({ params, context, audit }) => {
     audit.info = params.required('name');
     return { value: await deletePolicy(context(), params.required('name')) };
   });

@@ -9,9 +9,7 @@ import {
   superuserRealms,
 } from '../../core/realm.ts';
 import type { Params } from '../params.ts';
-import type { RouteTable } from '../route.ts';
-
-const ADMIN = { roles: ['admin'] } as const;
+import { adminRoute, type RouteTable } from '../route.ts';
 
 /** `resolvers` as a JSON list or a comma-separated string. */
 function resolverList(params: Params): string[] {
@@ -42,29 +40,29 @@ function priorities(params: Params): Record<string, number> {
 }
 
 export function realmRoutes(r: RouteTable): void {
-  r.add('get', '/realm/superuser', ADMIN, ({ rt }) => ({ value: superuserRealms(rt) }));
-  r.add('get', '/realm/', ADMIN, async ({ context }) => ({ value: await listRealms(context()) }));
-  r.add('post', '/realm/:realm', ADMIN, async ({ params, context, audit }) => {
+  r.add('get', '/realm/superuser', adminRoute(null), ({ rt }) => ({ value: superuserRealms(rt) }));
+  r.add('get', '/realm/', adminRoute(null), async ({ context }) => ({ value: await listRealms(context()) }));
+  r.add('post', '/realm/:realm', adminRoute('configwrite'), async ({ params, context, audit }) => {
     audit.realm = params.required('realm');
     return {
       value: await setRealm(context(), params.required('realm'), resolverList(params), priorities(params)),
     };
   });
-  r.add('delete', '/realm/:realm', ADMIN, async ({ params, context, audit }) => {
+  r.add('delete', '/realm/:realm', adminRoute('configdelete'), async ({ params, context, audit }) => {
     audit.realm = params.required('realm');
     return { value: await deleteRealm(context(), params.required('realm')) };
   });
-  r.add('get', '/defaultrealm', ADMIN, async ({ context }) => {
+  r.add('get', '/defaultrealm', adminRoute(null), async ({ context }) => {
     const name = await defaultRealm(context());
     if (!name) return { value: {} };
     const all = await listRealms(context());
     return { value: { [name]: all[name] } };
   });
-  r.add('post', '/defaultrealm/:realm', ADMIN, async ({ params, context, audit }) => {
+  r.add('post', '/defaultrealm/:realm', adminRoute('configwrite'), async ({ params, context, audit }) => {
     audit.realm = params.required('realm');
     return { value: await setDefaultRealm(context(), params.required('realm')) };
   });
-  r.add('delete', '/defaultrealm', ADMIN, async ({ context }) => ({
+  r.add('delete', '/defaultrealm', adminRoute('configdelete'), async ({ context }) => ({
     value: await clearDefaultRealm(context()),
   }));
 }

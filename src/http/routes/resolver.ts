@@ -5,27 +5,25 @@ import {
   saveResolver,
   testResolver,
 } from '../../core/resolver.ts';
-import type { RouteTable } from '../route.ts';
-
-const ADMIN = { roles: ['admin'] } as const;
+import { adminRoute, type RouteTable } from '../route.ts';
 
 export function resolverRoutes(r: RouteTable): void {
-  r.add('get', '/resolver/', ADMIN, async ({ params, context }) => ({
+  r.add('get', '/resolver/', adminRoute('resolverread'), async ({ params, context }) => ({
     value: await listResolvers(context(), { type: params.str('type'), editable: params.bool('editable') }),
   }));
-  r.add('post', '/resolver/test', ADMIN, async ({ params, context }) => {
+  r.add('post', '/resolver/test', adminRoute('resolverwrite'), async ({ params, context }) => {
     const result = await testResolver(context(), params.strings());
     return { value: result.value, detail: { description: result.description } };
   });
-  r.add('get', '/resolver/:resolver', ADMIN, async ({ params, context }) => ({
+  r.add('get', '/resolver/:resolver', adminRoute('resolverread'), async ({ params, context }) => ({
     value: await getResolver(context(), params.required('resolver')),
   }));
-  r.add('post', '/resolver/:resolver', ADMIN, async ({ params, context, audit }) => {
+  r.add('post', '/resolver/:resolver', adminRoute('resolverwrite'), async ({ params, context, audit }) => {
     const name = params.required('resolver');
     audit.resolver = name;
     return { value: await saveResolver(context(), name, params.strings()) };
   });
-  r.add('delete', '/resolver/:resolver', ADMIN, async ({ params, context, audit }) => {
+  r.add('delete', '/resolver/:resolver', adminRoute('resolverdelete'), async ({ params, context, audit }) => {
     const name = params.required('resolver');
     audit.resolver = name;
     return { value: await deleteResolver(context(), name) };

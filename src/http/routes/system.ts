@@ -9,10 +9,8 @@ import {
   setDefaults,
 } from '../../core/system-config.ts';
 import type { Params } from '../params.ts';
-import type { RouteTable } from '../route.ts';
+import { adminRoute, anyRoleRoute, type RouteTable } from '../route.ts';
 
-const ADMIN = { roles: ['admin'] } as const;
-const ANY = { roles: ['admin', 'user'] } as const;
 const NOT_CONFIG = new Set(['nonce']);
 
 /** Both forms of setConfig: key/value/type/description, or generic name=value with name.type/name.desc. */
@@ -38,35 +36,39 @@ function configEntries(params: Params): ConfigEntry[] {
 }
 
 export function systemRoutes(r: RouteTable): void {
-  r.add('get', '/system/documentation', ADMIN, async ({ context }) => ({
+  r.add('get', '/system/documentation', adminRoute('system_documentation'), async ({ context }) => ({
     file: { name: 'documentation.rst', contentType: 'text/plain', body: await documentation(context()) },
   }));
-  r.add('get', '/system/gpgkeys', ANY, async ({ context }) => ({ value: await gpgKeys(context()) }));
-  r.add('get', '/system/random', ADMIN, ({ params }) => ({
+  r.add('get', '/system/gpgkeys', anyRoleRoute(null), async ({ context }) => ({
+    value: await gpgKeys(context()),
+  }));
+  r.add('get', '/system/random', adminRoute('getrandom'), ({ params }) => ({
     value: randomKey(params.str('len'), params.str('encode')),
   }));
-  r.add('get', '/system/hsm', ADMIN, ({ context }) => ({ value: hsmStatus(context()) }));
-  r.add('post', '/system/hsm', ADMIN, ({ params, context }) => ({
+  r.add('get', '/system/hsm', adminRoute(null), ({ context }) => ({ value: hsmStatus(context()) }));
+  r.add('post', '/system/hsm', adminRoute('set_hsm_password'), ({ params, context }) => ({
     value: hsmUnlock(context(), params.str('password')),
   }));
-  r.add('post', '/system/setConfig', ADMIN, async ({ params, context, audit }) => {
+  r.add('post', '/system/setConfig', adminRoute('configwrite'), async ({ params, context, audit }) => {
     const entries = configEntries(params);
     audit.info = entries.map((e) => e.key).join(', ');
     await setConfig(context(), entries);
     return { value: true };
   });
-  r.add('post', '/system/setDefault', ADMIN, async ({ params, context, audit }) => {
+  r.add('post', '/system/setDefault', adminRoute('configwrite'), async ({ params, context, audit }) => {
     const given = params.strings();
     delete given.nonce;
     audit.info = Object.keys(given).join(', ');
     await setDefaults(context(), given);
     return { value: true };
   });
-  r.add('get', '/system/', ANY, async ({ context }) => ({ value: await listConfig(context()) }));
-  r.add('get', '/system/:key', ANY, async ({ params, context }) => ({
+  r.add('get', '/system/', anyRoleRoute({ admin: 'configread' }), async ({ context }) => ({
+    value: await listConfig(context()),
+  }));
+  r.add('get', '/system/:key', anyRoleRoute({ admin: 'configread' }), async ({ params, context }) => ({
     value: await getConfigValue(context(), params.required('key')),
   }));
-  r.add('delete', '/system/:key', ADMIN, async ({ params, context, audit }) => {
+  r.add('delete', '/system/:key', adminRoute('configdelete'), async ({ params, context, audit }) => {
     audit.info = params.required('key');
     return { value: await deleteConfig(context(), params.required('key')) };
   });

@@ -12,10 +12,8 @@ import {
   userToEdit,
 } from '../../core/user.ts';
 import type { Params } from '../params.ts';
-import type { RouteTable } from '../route.ts';
+import { adminRoute, anyRoleRoute, type RouteTable } from '../route.ts';
 
-const ADMIN = { roles: ['admin'] } as const;
-const ANY = { roles: ['admin', 'user'] } as const;
 const LIST_CONTROL = new Set(['realm', 'resolver', 'attributes', 'include_custom_attributes', 'nonce']);
 
 function who(params: Params) {
@@ -30,11 +28,11 @@ function editParams(params: Params) {
 }
 
 export function userRoutes(r: RouteTable): void {
-  r.add('get', '/user/editable_attributes/', ANY, async ({ params, context }) => {
-    await targetUser(context(), who(params));
-    return { value: editableAttributes(context()) };
+  r.add('get', '/user/editable_attributes/', anyRoleRoute(null), async ({ params, context }) => {
+    const user = await targetUser(context(), who(params));
+    return { value: await editableAttributes(context(), user) };
   });
-  r.add('post', '/user/attribute', ANY, async ({ params, context, audit }) => {
+  r.add('post', '/user/attribute', anyRoleRoute(null), async ({ params, context, audit }) => {
     const user = await targetUser(context(), who(params));
     audit.user = user.login;
     audit.realm = user.realm;
@@ -45,19 +43,24 @@ export function userRoutes(r: RouteTable): void {
       value: await setUserAttribute(context(), user, key, params.required('value'), params.str('type')),
     };
   });
-  r.add('get', '/user/attribute', ANY, async ({ params, context }) => {
+  r.add('get', '/user/attribute', anyRoleRoute(null), async ({ params, context }) => {
     const user = await targetUser(context(), who(params));
     return { value: await getUserAttributes(context(), user, params.str('key')) };
   });
-  r.add('delete', '/user/attribute/:attrkey/:username/:realm', ANY, async ({ params, context, audit }) => {
-    const username = params.required('username');
-    const realm = params.required('realm');
-    audit.user = username;
-    audit.realm = realm;
-    audit.info = params.required('attrkey');
-    return { value: await deleteUserAttribute(context(), params.required('attrkey'), username, realm) };
-  });
-  r.add('get', '/user/', ANY, async ({ params, context }) => {
+  r.add(
+    'delete',
+    '/user/attribute/:attrkey/:username/:realm',
+    anyRoleRoute(null),
+    async ({ params, context, audit }) => {
+      const username = params.required('username');
+      const realm = params.required('realm');
+      audit.user = username;
+      audit.realm = realm;
+      audit.info = params.required('attrkey');
+      return { value: await deleteUserAttribute(context(), params.required('attrkey'), username, realm) };
+    },
+  );
+  r.add('get', '/user/', anyRoleRoute('userlist'), async ({ params, context }) => {
     const search: Record<string, string> = {};
     for (const [k, v] of Object.entries(params.strings())) if (!LIST_CONTROL.has(k)) search[k] = v;
     const attributes = params.str('attributes');
@@ -73,7 +76,7 @@ export function userRoutes(r: RouteTable): void {
       }),
     };
   });
-  r.add('post', '/user/', ADMIN, async (call) => {
+  r.add('post', '/user/', adminRoute('adduser'), async (call) => {
     const { resolver, username } = await userToEdit(call.context(), editParams(call.params));
     call.audit.user = username;
     call.audit.resolver = resolver;
@@ -82,7 +85,7 @@ export function userRoutes(r: RouteTable): void {
       value: await createUser(call.context(), resolver, username, changes, call.params.str('password')),
     };
   });
-  r.add('put', '/user/', ANY, async (call) => {
+  r.add('put', '/user/', anyRoleRoute('updateuser'), async (call) => {
     const { resolver, username } = await userToEdit(call.context(), editParams(call.params));
     call.audit.user = username;
     call.audit.resolver = resolver;
@@ -91,7 +94,11 @@ export function userRoutes(r: RouteTable): void {
       value: await updateUser(call.context(), resolver, username, changes, call.params.str('password')),
     };
   });
-  r.add('delete', '/user/:resolvername/:username', ADMIN, async ({ params, context, audit }) => {
+  const DELETE_USER = {
+    ...adminRoute('deleteuser'),
+    target: (p: Readonly<Record<string, string>>) => ({ resolver: p.resolvername }),
+  };
+  r.add('delete', '/user/:resolvername/:username', DELETE_USER, async ({ params, context, audit }) => {
     audit.user = params.required('username');
     audit.resolver = params.required('resolvername');
     return {

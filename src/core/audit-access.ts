@@ -1,0 +1,47 @@
+// Which audit rows and columns the caller may see (reference 7.4): users only their own rows;
+// administrators whose granting policies all name realms only rows of those realms plus the rows
+// they wrote themselves; `auditlog_age` caps the time span and `hide_audit_columns` hides columns.
+// The restriction comes from the caller's policies, never from request parameters.
+import { parseDuration } from '../config/duration.ts';
+import { actionValue, actionValues, grantingPolicies } from './access.ts';
+import type { AuditQuery, AuditRestriction } from './audit.ts';
+import type { Context } from './context.ts';
+import { PolicyError } from './errors.ts';
+
+function seconds(span: string, what: string): number {
+  try {
+    return parseDuration(span);
+  } catch {
+    throw new PolicyError(`The ${what} '${span}' is not a time span such as 30d or 12h.`);
+  }
+}
+
+/** The query narrowed to what the caller may see; `action` is the right the endpoint checked. */
+export async function scopeToCaller(
+  ctx: Context,
+  query: AuditQuery,
+  action: 'auditlog' | 'auditlog_download',
+): Promise<AuditQuery> {
+  const restriction: AuditRestriction = {};
+  const { caller } = ctx;
+  if (caller.role === 'user') {
+    restriction.owner = { user: caller.username, realm: caller.realm };
+  } else {
+    const granting = await grantingPolicies(ctx, action);
+    if (granting?.length && granting.every((p) => !p.realm.empty)) {
+      const realms = granting.flatMap((p) => p.realm.entries.filter((e) => !e.negated).map((e) => e.exact));
+      restriction.realms = { realms: [...new Set(realms)], administrator: caller.username };
+    }
+  }
+  let timelimit = query.timelimit;
+  const age = await actionValue(ctx, 'auditlog_age');
+  if (age !== undefined) {
+    const max = seconds(age, 'policy value auditlog_age');
+    if (timelimit === undefined || parseDuration(timelimit) > max) timelimit = age;
+  }
+  if (action === 'auditlog') {
+    const hidden = [...(await actionValues(ctx, 'hide_audit_columns')).keys()];
+    if (hidden.length) restriction.hiddenColumns = hidden;
+  }
+  return { ...query, timelimit, restriction };
+}
