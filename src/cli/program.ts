@@ -8,6 +8,7 @@ import { auditCommand } from './commands/audit.ts';
 import { configCommand } from './commands/config.ts';
 import { dbCommand } from './commands/db.ts';
 import { hsmCommand } from './commands/hsm.ts';
+import { policyCommand } from './commands/policy.ts';
 import { realmCommand } from './commands/realm.ts';
 import { resolverCommand } from './commands/resolver.ts';
 import { serveCommand } from './commands/serve.ts';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
     resolverCommand,
     realmCommand,
     userCommand,
+    policyCommand,
   ]) {
     program.addCommand(make());
   }

@@ -317,11 +317,11 @@ const ENROLLMENT: Table = {
 };
 
 const WEBUI: Table = {
-  login_mode: str('Where administrators of the web UI are checked.', 'login', [
-    'userstore',
-    'privacyIDEA',
-    'disable',
-  ]),
+  login_mode: str(
+    'How users of the realms log in: password of the user store, their tokens, or not at all.',
+    'login',
+    ['userstore', 'privacyIDEA', 'disable'],
+  ),
   remote_user: str('Accept REMOTE_USER from the web server.', 'login', ['allowed', 'disable', 'force']),
   jwt_validity: int('Validity of the login token in seconds.', 'login'),
   logout_time: int('Idle time in seconds before the web UI logs out.', 'webui'),

@@ -389,8 +389,13 @@ function conditionsHold(p: CompiledPolicy, req: MatchRequest, now: Date): boolea
   for (const c of p.conditions) {
     if (req.conditionSections && !req.conditionSections.includes(c.section)) continue;
     const data = req.conditionData?.[c.section];
+    // HTTP header names are case-insensitive; Node hands them over in lower case.
+    const key =
+      c.section === 'HTTP Request header' && data !== undefined && !Object.hasOwn(data, c.key)
+        ? c.key.toLowerCase()
+        : c.key;
     const present =
-      data !== undefined && Object.hasOwn(data, c.key) && data[c.key] !== undefined && data[c.key] !== null;
+      data !== undefined && Object.hasOwn(data, key) && data[key] !== undefined && data[key] !== null;
     if (!present) {
       if (c.handleMissing === 'condition_is_true') continue;
       if (c.handleMissing === 'condition_is_false') return false;
@@ -400,7 +405,7 @@ function conditionsHold(p: CompiledPolicy, req: MatchRequest, now: Date): boolea
     }
     let ok: boolean;
     try {
-      ok = c.test(data[c.key], now);
+      ok = c.test(data[key], now);
     } catch (e) {
       if (!(e instanceof CompareError)) throw e;
       throw new PolicyError(

@@ -26,15 +26,29 @@ function auditQuery(params: Params): AuditQuery {
   };
 }
 
+// `user` and `realm` are filters here, not the target of the right: which rows a caller may see
+// is decided by scopeToCaller from the realms of the policies that grant it.
+const NO_TARGET = () => ({});
+
 export function auditRoutes(r: RouteTable): void {
-  r.add('get', '/audit/', anyRoleRoute('auditlog'), async ({ params, context }) => ({
-    value: await searchAudit(context(), auditQuery(params)),
-  }));
-  r.add('get', '/audit/:csvfile', adminRoute('auditlog_download'), async ({ params, context }) => {
-    const name = params.required('csvfile');
-    const query = auditQuery(params);
-    // Validates the filters before the download starts, so a bad one is an error, not a broken file.
-    await searchAudit(context(), { ...query, page: 1, pageSize: 1 });
-    return { file: { name, contentType: 'text/csv', body: auditCsvLines(context(), query) } };
-  });
+  r.add(
+    'get',
+    '/audit/',
+    { ...anyRoleRoute('auditlog'), target: NO_TARGET },
+    async ({ params, context }) => ({
+      value: await searchAudit(context(), auditQuery(params)),
+    }),
+  );
+  r.add(
+    'get',
+    '/audit/:csvfile',
+    { ...adminRoute('auditlog_download'), target: NO_TARGET },
+    async ({ params, context }) => {
+      const name = params.required('csvfile');
+      const query = auditQuery(params);
+      // Validates the filters before the download starts, so a bad one is an error, not a broken file.
+      await searchAudit(context(), { ...query, page: 1, pageSize: 1 });
+      return { file: { name, contentType: 'text/csv', body: auditCsvLines(context(), query) } };
+    },
+  );
 }
