@@ -79,7 +79,8 @@ export interface PolicyView {
   description: string | null;
 }
 
-const LIST_FIELDS = [
+/** The list attributes of a policy. */
+export const LIST_FIELDS = [
   'realm',
   'resolver',
   'user',

@@ -9,6 +9,7 @@ import {
   exportPolicies,
   getPolicies,
   importPolicies,
+  LIST_FIELDS,
   type PolicyInput,
   type PolicyView,
   policyDefs,
@@ -21,18 +22,6 @@ import { audited, printJson, printTable, withContext } from '../common.ts';
 
 const NOT_FOUND = 'The requested Policy could not be found.';
 
-/** The fields that restrict where a policy applies, as the table summarises them. */
-const RESTRICTIONS = [
-  'realm',
-  'resolver',
-  'user',
-  'adminrealm',
-  'adminuser',
-  'client',
-  'servicenode',
-  'user_agents',
-] as const;
-
 /** At most a few entries of a list, so that a long user list does not blow up the table. */
 function shortList(values: readonly string[], max = 3): string {
   const shown = values.slice(0, max).join(', ');
@@ -40,7 +29,7 @@ function shortList(values: readonly string[], max = 3): string {
 }
 
 function conditionsCell(p: PolicyView): string {
-  const lines = RESTRICTIONS.filter((f) => p[f].length > 0).map((f) => `${f}: ${shortList(p[f])}`);
+  const lines = LIST_FIELDS.filter((f) => p[f].length > 0).map((f) => `${f}: ${shortList(p[f])}`);
   if (p.time !== '') lines.push(`time: ${p.time}`);
   if (p.conditions.length > 0) lines.push(`conditions: ${p.conditions.length}`);
   return lines.join('\n');
