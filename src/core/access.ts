@@ -3,9 +3,10 @@
 // and realm and by the target of the request; users in the user scope as themselves. The operator
 // of the CLI acts by virtue of shell access and is never restricted.
 import type { ActionValueOptions, ConditionData, MatchRequest, PolicySet } from '../policy/matcher.ts';
-import { userAgentName } from '../policy/matcher.ts';
+import { listMatches, userAgentName } from '../policy/matcher.ts';
 import type { Context } from './context.ts';
 import { compiledPolicies } from './policy.ts';
+import { realmsOfResolver } from './realm.ts';
 import { findUser, resolversOfUser, splitLogin } from './user.ts';
 
 /** The object of a request: the user, realm and resolver it names (privacyIDEA's check_base_action). */
@@ -78,6 +79,15 @@ async function matchRequest(
   if (scope === 'admin') {
     req.adminuser = caller.username;
     req.adminrealm = caller.realm;
+    if (target.resolver && !target.realm) {
+      // A user of a resolver (user editing): the realms that contain the resolver are the target.
+      req.resolver = target.resolver;
+      if (target.user) req.user = target.user;
+      const realms = await realmsOfResolver(ctx, target.resolver);
+      if (realms.length) req.additionalRealms = realms;
+      else req.realm = '';
+      return req;
+    }
     if (target.user) {
       ({ login, realm } = await splitLogin(ctx, target.user, target.realm));
     } else if (target.realm) {
@@ -159,12 +169,23 @@ export async function actionValue(
 }
 
 /**
- * The policies of the caller's scope that grant an action, without filtering by target realm:
- * used where the answer is narrowed to the realms those policies name (audit rows).
+ * The realms in which an administrator holds a right (or, without action, any right): undefined
+ * when not restricted to realms (the CLI operator, no active admin policy, or a granting policy
+ * without realm restriction); otherwise the existing realms the granting policies' realm entries
+ * match (wildcards, patterns and exclusions as in matching), possibly none. Where a listing has no
+ * realm to check, it is narrowed to these.
  */
-export async function grantingPolicies(ctx: Context, action: string) {
-  if (isOperator(ctx)) return undefined;
+export async function grantedRealms(ctx: Context, action: string | undefined): Promise<string[] | undefined> {
+  if (isOperator(ctx) || ctx.caller.role !== 'admin') return undefined;
   const set = await compiledPolicies(ctx);
-  if (!set.hasActive(ctx.caller.role)) return undefined;
-  return set.match({ ...(await matchRequest(ctx, set, action, {}, undefined)), action });
+  if (!set.hasActive('admin')) return undefined;
+  const granting = set.match({
+    ...(await matchRequest(ctx, set, action, {}, undefined)),
+    ...(action !== undefined ? { action } : {}),
+  });
+  if (granting.some((p) => p.realm.empty)) return undefined;
+  const realms = (await ctx.store.db.selectFrom('realm').select('name').orderBy('name').execute()).map(
+    (r) => r.name,
+  );
+  return realms.filter((r) => granting.some((p) => listMatches(p.realm, r)));
 }

@@ -1,9 +1,9 @@
 // Which audit rows and columns the caller may see (reference 7.4): users only their own rows;
 // administrators whose granting policies all name realms only rows of those realms plus the rows
-// they wrote themselves; `auditlog_age` caps the time span and `hide_audit_columns` hides columns.
+// of their own requests (by administrator name); `auditlog_age` caps the time span and `hide_audit_columns` hides columns.
 // The restriction comes from the caller's policies, never from request parameters.
 import { parseDuration } from '../config/duration.ts';
-import { actionValue, actionValues, grantingPolicies } from './access.ts';
+import { actionValue, actionValues, grantedRealms } from './access.ts';
 import type { AuditQuery, AuditRestriction } from './audit.ts';
 import type { Context } from './context.ts';
 import { PolicyError } from './errors.ts';
@@ -27,11 +27,13 @@ export async function scopeToCaller(
   if (caller.role === 'user') {
     restriction.owner = { user: caller.username, realm: caller.realm };
   } else {
-    const granting = await grantingPolicies(ctx, action);
-    if (granting?.length && granting.every((p) => !p.realm.empty)) {
-      const realms = granting.flatMap((p) => p.realm.entries.filter((e) => !e.negated).map((e) => e.exact));
-      restriction.realms = { realms: [...new Set(realms)], administrator: caller.username };
+    // The download shows no more than the list: both rights' realms apply.
+    let realms = await grantedRealms(ctx, 'auditlog');
+    if (action === 'auditlog_download') {
+      const download = await grantedRealms(ctx, action);
+      if (download) realms = realms ? realms.filter((r) => download.includes(r)) : download;
     }
+    if (realms) restriction.realms = { realms, administrator: caller.username };
   }
   let timelimit = query.timelimit;
   const age = await actionValue(ctx, 'auditlog_age');

@@ -281,12 +281,11 @@ async function validate(
   return dict;
 }
 
-async function bumpVersion(trx: Transaction<Database>): Promise<void> {
-  const row = await trx
-    .selectFrom('meta')
-    .select('value')
-    .where('name', '=', POLICY_VERSION_ROW)
-    .executeTakeFirst();
+async function bumpVersion(ctx: Context, trx: Transaction<Database>): Promise<void> {
+  let q = trx.selectFrom('meta').select('value').where('name', '=', POLICY_VERSION_ROW);
+  // The row lock serialises concurrent writers (SQLite serialises write transactions itself).
+  if (ctx.store.dialect !== 'sqlite') q = q.forUpdate();
+  const row = await q.executeTakeFirst();
   if (row) {
     const next = String((Number.parseInt(row.value, 10) || 0) + 1);
     await trx.updateTable('meta').set({ value: next }).where('name', '=', POLICY_VERSION_ROW).execute();
@@ -405,7 +404,7 @@ async function setPolicyIn(
     await trx.insertInto('policy').values(values).execute();
     id = (await trx.selectFrom('policy').select('id').where('name', '=', name).executeTakeFirstOrThrow()).id;
   }
-  await bumpVersion(trx);
+  await bumpVersion(ctx, trx);
   return Number(id);
 }
 
@@ -457,7 +456,7 @@ async function change(
     const row = await trx.selectFrom('policy').select('id').where('name', '=', name).executeTakeFirst();
     if (!row) throw new ResourceNotFoundError(NOT_FOUND);
     await act(trx, row.id);
-    await bumpVersion(trx);
+    await bumpVersion(ctx, trx);
     return Number(row.id);
   });
   forgetCompiled(ctx);

@@ -3,6 +3,7 @@
 // the login wins. The first realm ever created becomes the default realm.
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
+import { grantedRealms } from './access.ts';
 import type { Context, Runtime } from './context.ts';
 import { ParameterError, ResourceNotFoundError } from './errors.ts';
 
@@ -72,6 +73,26 @@ export async function listRealms(rt: Runtime): Promise<Record<string, RealmView>
   for (const r of realms)
     out[r.name] = { id: r.id, default: r.is_default === 1, resolver: resolvers.get(r.id) ?? [] };
   return out;
+}
+
+/** The names of the realms that contain a resolver. */
+export async function realmsOfResolver(rt: Runtime, resolver: string): Promise<string[]> {
+  const rows = await rt.store.db
+    .selectFrom('realm_resolver')
+    .innerJoin('resolver', 'resolver.id', 'realm_resolver.resolver_id')
+    .innerJoin('realm', 'realm.id', 'realm_resolver.realm_id')
+    .select('realm.name')
+    .where('resolver.name', '=', resolver)
+    .execute();
+  return [...new Set(rows.map((r) => r.name))];
+}
+
+/** GET /realm/: the realms, narrowed to those of the caller's admin policies when they name realms. */
+export async function visibleRealms(ctx: Context): Promise<Record<string, RealmView>> {
+  const all = await listRealms(ctx);
+  const granted = await grantedRealms(ctx, undefined);
+  if (!granted) return all;
+  return Object.fromEntries(Object.entries(all).filter(([name]) => granted.includes(name)));
 }
 
 export async function realmExists(rt: Runtime, name: string): Promise<boolean> {

@@ -45,11 +45,14 @@ export async function rightsOf(rt: Runtime, caller: Caller, user?: ResolvedUser)
   const policies = await callerPolicies(rt, caller, user);
   if (!policies) return candidates;
   const granted = new Set<string>();
+  const defs = actionsOf(caller.role);
   for (const name of candidates) {
-    if (policies.some((p) => listMatches(p.actions, name) && p.action[name] !== 'false')) granted.add(name);
-  }
-  for (const [name, def] of Object.entries(actionsOf(caller.role))) {
-    if (def.type === 'bool') continue;
+    const def = defs[name];
+    if (def?.type === 'bool') {
+      if (policies.some((p) => listMatches(p.actions, name) && p.action[name] !== 'false')) granted.add(name);
+      continue;
+    }
+    // A valued action counts where a policy sets it: `name` and `name=value`.
     for (const p of policies) {
       const v = Object.hasOwn(p.action, name) ? p.action[name] : undefined;
       if (typeof v === 'string' && v !== '' && listMatches(p.actions, name)) {

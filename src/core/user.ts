@@ -1,7 +1,7 @@
 // Users: found in the resolvers of a realm, listed, created, edited and deleted in editable stores,
 // with custom attributes kept in authsrv's own database and merged into the user's info.
 import type { UserChanges, UserRecord, UserStore } from '../resolvers/user-store.ts';
-import { actionValues, unrestricted } from './access.ts';
+import { actionValues, grantedRealms, unrestricted } from './access.ts';
 import type { Context, Runtime } from './context.ts';
 import { ParameterError, PolicyError, UserError } from './errors.ts';
 import { defaultRealm, orderedResolvers, realmExists } from './realm.ts';
@@ -134,9 +134,13 @@ export async function listUsers(ctx: Context, q: ListQuery): Promise<UserListEnt
     search.username ??= search.user;
     delete search.user;
   }
+  // Without a realm, a realm-restricted administrator lists the realms his userlist policies name.
+  const granted = q.realm ? undefined : await grantedRealms(ctx, 'userlist');
   const realms = q.realm
     ? [q.realm.toLowerCase()]
-    : (await ctx.store.db.selectFrom('realm').select('name').execute()).map((r) => r.name);
+    : (await ctx.store.db.selectFrom('realm').select('name').execute())
+        .map((r) => r.name)
+        .filter((r) => !granted || granted.includes(r));
   if (q.realm && !(await realmExists(ctx, q.realm)))
     throw new UserError(`The realm '${q.realm}' does not exist.`);
   const seen = new Set<string>();
@@ -338,17 +342,19 @@ export interface AttributeRights {
 
 const ALL_ATTRIBUTES: AttributeRights = { delete: ['*'], set: { '*': ['*'] } };
 
-/** `:key1: v1 v2 :key2: *` → {key1: [v1, v2], key2: ['*']}, merged into `into`. */
-function parseSetRule(text: string, into: Record<string, string[]>): void {
-  let key: string | undefined;
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    const k = /^:(.+):$/.exec(word);
-    if (k) {
-      key = k[1] as string;
-      into[key] ??= [];
-    } else if (key !== undefined && !into[key]!.includes(word)) {
-      into[key]!.push(word);
-    }
+/**
+ * `:key1: v1 v2 :key2: *` (also `:*:*`, `:room:101`) → {key1: [v1, v2], key2: ['*']}, merged into
+ * `into`: the text is split at colons into alternating keys and whitespace-separated values.
+ */
+function parseSetRule(text: string, into: Map<string, string[]>): void {
+  const parts = text.split(':');
+  for (let i = 1; i < parts.length; i += 2) {
+    const key = (parts[i] as string).trim();
+    if (key === '') continue;
+    const values = into.get(key) ?? [];
+    for (const v of (parts[i + 1] ?? '').split(/\s+/).filter(Boolean))
+      if (!values.includes(v)) values.push(v);
+    into.set(key, values);
   }
 }
 
@@ -362,7 +368,7 @@ export async function editableAttributes(ctx: Context, user: ResolvedUser): Prom
   if (ctx.caller.role === 'admin' && (await unrestricted(ctx))) return ALL_ATTRIBUTES;
   const target = { user: user.login, realm: user.realm, resolver: user.resolver };
   const opts = { allowWhiteSpace: true };
-  const set: Record<string, string[]> = {};
+  const set = new Map<string, string[]>();
   for (const v of (await actionValues(ctx, 'set_custom_user_attributes', target, opts)).keys()) {
     parseSetRule(v, set);
   }
@@ -370,13 +376,14 @@ export async function editableAttributes(ctx: Context, user: ResolvedUser): Prom
   for (const v of (await actionValues(ctx, 'delete_custom_user_attributes', target, opts)).keys()) {
     for (const k of v.split(/\s+/).filter(Boolean)) del.add(k);
   }
-  return { delete: [...del], set };
+  return { delete: [...del], set: Object.fromEntries(set) };
 }
 
 function maySet(rights: AttributeRights, key: string, value: string): boolean {
-  return [rights.set[key], rights.set['*']].some(
-    (values) => values?.includes('*') || values?.includes(value),
-  );
+  return [key, '*'].some((k) => {
+    const values = Object.hasOwn(rights.set, k) ? rights.set[k] : undefined;
+    return values?.includes('*') || values?.includes(value);
+  });
 }
 
 export async function setUserAttribute(

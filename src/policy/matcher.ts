@@ -595,7 +595,7 @@ export class PolicySet {
 
   /**
    * The values of an action (privacyIDEA's `action_values`): value → names of the policies giving
-   * it, from the matching policies of the best priority that set the action. A value in single
+   * it, from every matching policy that sets the action (only the best priority when unique). A value in single
    * quotes is literal; otherwise it is split at whitespace unless allowWhiteSpace.
    */
   actionValues(req: MatchRequest & { action: string }, opts: ActionValueOptions = {}): Map<string, string[]> {
@@ -604,7 +604,8 @@ export class PolicySet {
     for (const p of this.match(req)) {
       const v = Object.hasOwn(p.action, req.action) ? p.action[req.action] : undefined;
       if (typeof v !== 'string') continue;
-      if (best !== undefined && p.priority !== best) break;
+      // Only a unique value is limited to the best priority (privacyIDEA's action_values).
+      if (opts.unique && best !== undefined && p.priority !== best) break;
       best = p.priority;
       const parts =
         v.length >= 2 && v.startsWith("'") && v.endsWith("'")

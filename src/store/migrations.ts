@@ -152,6 +152,19 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // The policy change counter exists from the start, so that every write only updates it (under
+  // a row lock): two nodes writing at once can neither lose an increment nor race on its insert.
+  '0004_policy_version': {
+    async up(db) {
+      const k = db as Kysely<{ meta: { name: string; value: string } }>;
+      const row = await k
+        .selectFrom('meta')
+        .select('name')
+        .where('name', '=', 'policy_version')
+        .executeTakeFirst();
+      if (!row) await k.insertInto('meta').values({ name: 'policy_version', value: '0' }).execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

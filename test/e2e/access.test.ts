@@ -127,10 +127,10 @@ describe('rights enforcement over HTTP (sqlite)', () => {
     ['POST', '/resolver/resX', { type: 'passwdresolver', Filename: '/etc/passwd' }, 'resolverwrite'],
     ['POST', '/resolver/test', { type: 'passwdresolver', Filename: '/etc/passwd' }, 'resolverwrite'],
     ['DELETE', '/resolver/res1', {}, 'resolverdelete'],
-    ['POST', '/realm/realmX', { resolvers: 'res1' }, 'configwrite'],
-    ['DELETE', '/realm/realm1', {}, 'configdelete'],
-    ['POST', '/defaultrealm/realm1', {}, 'configwrite'],
-    ['DELETE', '/defaultrealm', {}, 'configdelete'],
+    ['POST', '/realm/realmX', { resolvers: 'res1' }, 'resolverwrite'],
+    ['DELETE', '/realm/realm1', {}, 'resolverdelete'],
+    ['POST', '/defaultrealm/realm1', {}, 'resolverwrite'],
+    ['DELETE', '/defaultrealm', {}, 'resolverdelete'],
     ['GET', '/system/', {}, 'configread'],
     ['GET', '/system/splitAtSign', {}, 'configread'],
     ['POST', '/system/setConfig', { key: 'k1', value: 'v' }, 'configwrite'],
@@ -176,7 +176,7 @@ describe('rights enforcement over HTTP (sqlite)', () => {
   it('matches the target realm and user of admin requests', async () => {
     await policy('helpdesk1', {
       scope: 'admin',
-      action: 'userlist, configwrite',
+      action: 'userlist, resolverwrite',
       realm: 'realm1',
       adminuser: 'admin',
     });
@@ -201,7 +201,7 @@ describe('rights enforcement over HTTP (sqlite)', () => {
     expectServiceError(
       await s.call('POST', '/realm/realm2', { resolvers: 'res2' }, admin),
       303,
-      DENIED_ADMIN('configwrite'),
+      DENIED_ADMIN('resolverwrite'),
     );
     // Users named in the policy: only alice. (An update would keep omitted lists: start anew.)
     await deletePolicy(op, 'helpdesk1');
@@ -227,6 +227,51 @@ describe('rights enforcement over HTTP (sqlite)', () => {
       303,
       DENIED_ADMIN('userlist'),
     );
+  });
+
+  it('keeps a realm-restricted administrator inside his realms where a request names no realm', async () => {
+    await policy('grant', { scope: 'admin', action: '*', adminuser: 'admin' });
+    await policy('r1', {
+      scope: 'admin',
+      action: 'userlist, updateuser, adduser, deleteuser',
+      realm: 'realm1',
+      adminuser: 'auditor',
+    });
+    const aud = await auditor();
+    const names = (v: { username: string }[]) => v.map((u) => u.username).sort();
+    expect(names(ok(await s.call('GET', '/user/', {}, aud)))).toEqual(['alice', 'bob']);
+    expectServiceError(
+      await s.call('GET', '/user/', { resolver: 'res2' }, aud),
+      303,
+      DENIED_ADMIN('userlist'),
+    );
+    expect(ok(await s.call('GET', '/user/', { username: 'carol' }, aud))).toEqual([]);
+    expectServiceError(
+      await s.call('GET', '/user/attribute', { user: 'carol', realm: 'realm2' }, aud),
+      303,
+      DENIED_ADMIN('userlist'),
+    );
+    // Editing users of a resolver outside his realms, whatever realm the request claims.
+    const refused: [string, string, Record<string, string>, string][] = [
+      ['PUT', '/user/', { username: 'carol', resolver: 'res2' }, 'updateuser'],
+      ['PUT', '/user/', { user: 'carol', realm: 'realm1', resolver: 'res2' }, 'updateuser'],
+      ['POST', '/user/', { user: 'mallory', resolver: 'res2' }, 'adduser'],
+      ['DELETE', '/user/res2/carol', {}, 'deleteuser'],
+    ];
+    for (const [method, path, params, right] of refused) {
+      expectServiceError(await s.call(method, path, params, aud), 303, DENIED_ADMIN(right));
+    }
+    // In his realm the check passes (the passwd store then refuses to edit: not a policy error).
+    const mine = await s.call('PUT', '/user/', { username: 'alice', resolver: 'res1' }, aud);
+    expect(mine.json.result.error.code).not.toBe(303);
+    // GET /realm/ shows the realms of his policies; a policy with `*` shows all.
+    expect(Object.keys(ok(await s.call('GET', '/realm/', {}, aud)))).toEqual(['realm1']);
+    await policy('r1', { scope: 'admin', action: 'userlist', realm: '*', adminuser: 'auditor' });
+    expect(Object.keys(ok(await s.call('GET', '/realm/', {}, aud))).sort()).toEqual([
+      'helpdesk',
+      'realm1',
+      'realm2',
+    ]);
   });
 
   it('matches administrators of a superuser realm by adminrealm, and by client address', async () => {
@@ -338,6 +383,14 @@ describe('rights enforcement over HTTP (sqlite)', () => {
     expect(seen.some((e) => e.administrator === 'auditor')).toBe(true);
     expect(seen.every((e) => e.realm === 'realm1' || e.administrator === 'auditor')).toBe(true);
     expect(seen.some((e) => e.realm === 'realm2' && e.administrator !== 'auditor')).toBe(false);
+    // The CSV download shows no more than the list, whatever the download policy says.
+    await policy('aud-dl', { scope: 'admin', action: 'auditlog_download', adminuser: 'auditor' });
+    const csv = await s.call('GET', '/audit/a.csv', {}, aud);
+    expect(csv.status).toBe(200);
+    const lines = csv.text.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.some((l) => l.includes("'realm2'") && !l.includes("'auditor'"))).toBe(false);
+    expect(lines.some((l) => l.includes("'realm1'"))).toBe(true);
   });
 
   it('enforces set_ and delete_custom_user_attributes', async () => {
@@ -345,6 +398,8 @@ describe('rights enforcement over HTTP (sqlite)', () => {
       s.call('POST', '/user/attribute', { user, realm: 'realm1', key, value }, token);
     // No admin policy: administrators may set anything.
     ok(await set(admin, 'anything', 'at all'));
+    ok(await set(admin, 'constructor', 'fine'));
+    expect(ok(await s.call('DELETE', '/user/attribute/constructor/alice/realm1', {}, admin))).toBe(1);
     expect(
       ok(await s.call('GET', '/user/editable_attributes/', { user: 'alice', realm: 'realm1' }, admin)),
     ).toEqual({
@@ -386,6 +441,25 @@ describe('rights enforcement over HTTP (sqlite)', () => {
       anything: 'at all',
       room: 'x',
     });
+    // privacyIDEA's compact forms, and every priority contributes.
+    await policy('attrs2', {
+      scope: 'admin',
+      action: 'set_custom_user_attributes=:floor:3',
+      adminuser: 'admin',
+      priority: 5,
+    });
+    ok(await set(admin, 'floor', '3'));
+    expectServiceError(
+      await set(admin, 'floor', '4'),
+      303,
+      'You are not allowed to set the custom user attribute floor!',
+    );
+    // Names of object properties are ordinary keys.
+    expectServiceError(
+      await set(admin, 'constructor', 'y'),
+      303,
+      'You are not allowed to set the custom user attribute constructor!',
+    );
     // Users need a user policy, even while no user policy restricts anything else.
     const alice = await userToken(s, 'alice', 'alicepw', 'realm1');
     expectServiceError(

@@ -22,7 +22,7 @@ import { loadServerKeys } from '../../src/crypto/server-keys.ts';
 import { insertReturningId, migrate, openDatabase, type Store } from '../../src/store/database.ts';
 import { LATEST_MIGRATION } from '../../src/store/migrations.ts';
 
-const ALL_MIGRATIONS = ['0001_base', '0002_user_stores', '0003_policies'];
+const ALL_MIGRATIONS = ['0001_base', '0002_user_stores', '0003_policies', '0004_policy_version'];
 
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
 
@@ -164,9 +164,20 @@ describe.each(testDialects())('storage on %s', (dialect) => {
     expect(await store.db.selectFrom('config').selectAll().execute()).toEqual([
       { name: 'splitAtSign', value: 'True', type: '', description: 'ÄÖÜ ✓' },
     ]);
-    expect((await store.db.selectFrom('meta').select('value').executeTakeFirstOrThrow()).value).toHaveLength(
-      5000,
-    );
+    expect(
+      (await store.db.selectFrom('meta').select('value').where('name', '=', 'x').executeTakeFirstOrThrow())
+        .value,
+    ).toHaveLength(5000);
+    // Seeded by 0004: the policy change counter.
+    expect(
+      (
+        await store.db
+          .selectFrom('meta')
+          .select('value')
+          .where('name', '=', 'policy_version')
+          .executeTakeFirst()
+      )?.value,
+    ).toBe('0');
     await expect(
       store.db
         .insertInto('admin')

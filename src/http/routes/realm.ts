@@ -7,6 +7,7 @@ import {
   setDefaultRealm,
   setRealm,
   superuserRealms,
+  visibleRealms,
 } from '../../core/realm.ts';
 import type { Params } from '../params.ts';
 import { adminRoute, type RouteTable } from '../route.ts';
@@ -41,14 +42,16 @@ function priorities(params: Params): Record<string, number> {
 
 export function realmRoutes(r: RouteTable): void {
   r.add('get', '/realm/superuser', adminRoute(null), ({ rt }) => ({ value: superuserRealms(rt) }));
-  r.add('get', '/realm/', adminRoute(null), async ({ context }) => ({ value: await listRealms(context()) }));
-  r.add('post', '/realm/:realm', adminRoute('configwrite'), async ({ params, context, audit }) => {
+  r.add('get', '/realm/', adminRoute(null), async ({ context }) => ({
+    value: await visibleRealms(context()),
+  }));
+  r.add('post', '/realm/:realm', adminRoute('resolverwrite'), async ({ params, context, audit }) => {
     audit.realm = params.required('realm');
     return {
       value: await setRealm(context(), params.required('realm'), resolverList(params), priorities(params)),
     };
   });
-  r.add('delete', '/realm/:realm', adminRoute('configdelete'), async ({ params, context, audit }) => {
+  r.add('delete', '/realm/:realm', adminRoute('resolverdelete'), async ({ params, context, audit }) => {
     audit.realm = params.required('realm');
     return { value: await deleteRealm(context(), params.required('realm')) };
   });
@@ -58,11 +61,11 @@ export function realmRoutes(r: RouteTable): void {
     const all = await listRealms(context());
     return { value: { [name]: all[name] } };
   });
-  r.add('post', '/defaultrealm/:realm', adminRoute('configwrite'), async ({ params, context, audit }) => {
+  r.add('post', '/defaultrealm/:realm', adminRoute('resolverwrite'), async ({ params, context, audit }) => {
     audit.realm = params.required('realm');
     return { value: await setDefaultRealm(context(), params.required('realm')) };
   });
-  r.add('delete', '/defaultrealm', adminRoute('configdelete'), async ({ context }) => ({
+  r.add('delete', '/defaultrealm', adminRoute('resolverdelete'), async ({ context }) => ({
     value: await clearDefaultRealm(context()),
   }));
 }

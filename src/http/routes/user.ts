@@ -27,6 +27,17 @@ function editParams(params: Params) {
   };
 }
 
+// Users are created, edited and deleted in a resolver: the check targets that user in that
+// resolver (and so the realms containing it), never a realm parameter the handler ignores.
+const DELETE_USER = {
+  ...adminRoute('deleteuser'),
+  target: (p: Readonly<Record<string, string>>) => ({ user: p.username, resolver: p.resolvername }),
+};
+const inResolver = (p: Readonly<Record<string, string>>) => ({
+  user: p.user ?? p.username,
+  resolver: p.resolver ?? '',
+});
+
 export function userRoutes(r: RouteTable): void {
   r.add('get', '/user/editable_attributes/', anyRoleRoute(null), async ({ params, context }) => {
     const user = await targetUser(context(), who(params));
@@ -43,7 +54,7 @@ export function userRoutes(r: RouteTable): void {
       value: await setUserAttribute(context(), user, key, params.required('value'), params.str('type')),
     };
   });
-  r.add('get', '/user/attribute', anyRoleRoute(null), async ({ params, context }) => {
+  r.add('get', '/user/attribute', anyRoleRoute({ admin: 'userlist' }), async ({ params, context }) => {
     const user = await targetUser(context(), who(params));
     return { value: await getUserAttributes(context(), user, params.str('key')) };
   });
@@ -76,7 +87,7 @@ export function userRoutes(r: RouteTable): void {
       }),
     };
   });
-  r.add('post', '/user/', adminRoute('adduser'), async (call) => {
+  r.add('post', '/user/', { ...adminRoute('adduser'), target: inResolver }, async (call) => {
     const { resolver, username } = await userToEdit(call.context(), editParams(call.params));
     call.audit.user = username;
     call.audit.resolver = resolver;
@@ -85,7 +96,7 @@ export function userRoutes(r: RouteTable): void {
       value: await createUser(call.context(), resolver, username, changes, call.params.str('password')),
     };
   });
-  r.add('put', '/user/', anyRoleRoute('updateuser'), async (call) => {
+  r.add('put', '/user/', { ...anyRoleRoute('updateuser'), target: inResolver }, async (call) => {
     const { resolver, username } = await userToEdit(call.context(), editParams(call.params));
     call.audit.user = username;
     call.audit.resolver = resolver;
@@ -94,10 +105,6 @@ export function userRoutes(r: RouteTable): void {
       value: await updateUser(call.context(), resolver, username, changes, call.params.str('password')),
     };
   });
-  const DELETE_USER = {
-    ...adminRoute('deleteuser'),
-    target: (p: Readonly<Record<string, string>>) => ({ resolver: p.resolvername }),
-  };
   r.add('delete', '/user/:resolvername/:username', DELETE_USER, async ({ params, context, audit }) => {
     audit.user = params.required('username');
     audit.resolver = params.required('resolvername');
