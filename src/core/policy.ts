@@ -479,6 +479,17 @@ export function setPolicyActive(ctx: Context, name: string, active: boolean): Pr
   );
 }
 
+/** Renames a policy (privacyIDEA's PATCH /policy/<old_name>); returns its id. */
+export async function renamePolicy(ctx: Context, name: string, newName: string): Promise<number> {
+  checkPolicyName(newName);
+  return change(ctx, name, async (trx, id) => {
+    const taken = await trx.selectFrom('policy').select('id').where('name', '=', newName).executeTakeFirst();
+    if (taken && taken.id !== id)
+      throw new ParameterError(`A policy with the name '${newName}' already exists.`);
+    await trx.updateTable('policy').set({ name: newName }).where('id', '=', id).execute();
+  });
+}
+
 export const enablePolicy = (ctx: Context, name: string) => setPolicyActive(ctx, name, true);
 export const disablePolicy = (ctx: Context, name: string) => setPolicyActive(ctx, name, false);
 
@@ -501,7 +512,7 @@ export async function checkPolicy(
   req: CheckRequest,
 ): Promise<{ allowed: boolean; policy: PolicyView[]; info?: string }> {
   const views = Object.values(await getPolicies(rt));
-  const set = compilePolicies(views.map(viewToRecord));
+  const set = await compiledPolicies(rt);
   const byName = new Map(views.map((v) => [v.name, v]));
   const matched = set.match({
     scope: req.scope,

@@ -79,7 +79,7 @@ function actionFor(action: RouteAction | undefined, role: Role): string | undefi
   return typeof action === 'string' ? action : action[role];
 }
 
-type Method = 'get' | 'post' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Handler = (call: ApiCall) => Promise<Reply | FileReply> | Reply | FileReply;
 
 export interface RouteTable {

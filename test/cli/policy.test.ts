@@ -88,6 +88,11 @@ describe('authsrv policy', () => {
 
     expect((await c.run(['policy', 'disable', 'pol1'])).stdout).toBe("Policy 'pol1' disabled.\n");
     expect((await stored()).pol1?.active).toBe(false);
+    expect((await c.run(['policy', 'rename', 'pol1', 'polA'])).stdout).toBe(
+      "Policy 'pol1' renamed to 'polA'.\n",
+    );
+    expect((await c.run(['policy', 'rename', 'polA', 'pol1'])).code).toBe(0);
+    expect(Object.keys(await stored())).toContain('pol1');
 
     const show = await c.run(['policy', 'show', 'pol1']);
     expect(show.code).toBe(0);
@@ -142,6 +147,8 @@ describe('authsrv policy', () => {
       ['CLI policy set', 1, `${CLI_USER}@cli`, 'pol1 admin'],
       ['CLI policy enable', 1, `${CLI_USER}@cli`, 'pol1'],
       ['CLI policy disable', 1, `${CLI_USER}@cli`, 'pol1'],
+      ['CLI policy rename', 1, `${CLI_USER}@cli`, 'pol1 polA'],
+      ['CLI policy rename', 1, `${CLI_USER}@cli`, 'polA pol1'],
       ['CLI policy delete', 0, `${CLI_USER}@cli`, 'ghost The requested Policy could not be found.'],
       ['CLI policy delete', 1, `${CLI_USER}@cli`, 'pol1'],
       ['CLI policy import', 1, `${CLI_USER}@cli`, file],

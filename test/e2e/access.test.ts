@@ -121,6 +121,7 @@ describe('rights enforcement over HTTP (sqlite)', () => {
     ['POST', '/policy/enable/p', {}, 'policywrite'],
     ['POST', '/policy/disable/p', {}, 'policywrite'],
     ['POST', '/policy/import/p.txt', {}, 'policywrite'],
+    ['PATCH', '/policy/p', { name: 'p3' }, 'policywrite'],
     ['DELETE', '/policy/p', {}, 'policydelete'],
     ['GET', '/resolver/', {}, 'resolverread'],
     ['GET', '/resolver/res1', {}, 'resolverread'],

@@ -465,6 +465,28 @@ describe.each(testDialects())('/policy on %s', (dialect) => {
     return { status: res.status, text: text2, headers: res.headers, json: JSON.parse(text2) };
   }
 
+  it('renames a policy with PATCH /policy/<old_name>', async () => {
+    const id = ok(await s.call('POST', '/policy/oldname', { scope: 'admin', action: 'tokenlist' }, admin))[
+      'setPolicy oldname'
+    ];
+    ok(await s.call('POST', '/policy/taken', { scope: 'admin', action: 'tokenlist' }, admin));
+    expect(ok(await s.call('PATCH', '/policy/oldname', { name: 'newname' }, admin))).toBe(id);
+    const names = Object.keys(await all());
+    expect(names).toContain('newname');
+    expect(names).not.toContain('oldname');
+    expectServiceError(
+      await s.call('PATCH', '/policy/newname', { name: 'taken' }, admin),
+      905,
+      /already exists/,
+    );
+    expectServiceError(await s.call('PATCH', '/policy/newname', { name: 'bad name' }, admin), 905);
+    expectServiceError(await s.call('PATCH', '/policy/newname', {}, admin), 905);
+    expectServiceError(await s.call('PATCH', '/policy/nothere', { name: 'x' }, admin), 601);
+    expect(Object.keys(await all())).toContain('newname');
+    ok(await s.call('DELETE', '/policy/newname', {}, admin));
+    ok(await s.call('DELETE', '/policy/taken', {}, admin));
+  });
+
   it('exports every field and imports the file back unchanged, in one transaction', async () => {
     ok(
       await jsonCall(

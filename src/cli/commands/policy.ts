@@ -13,6 +13,7 @@ import {
   type PolicyInput,
   type PolicyView,
   policyDefs,
+  renamePolicy,
   setPolicy,
 } from '../../core/policy.ts';
 import { formatActionText } from '../../policy/action-value.ts';
@@ -191,6 +192,15 @@ export function policyCommand(): Command {
         console.log(`Policy '${name}' ${done}.`);
       });
   }
+  policy
+    .command('rename <name> <new-name>')
+    .description('rename a policy')
+    .action(async (name: string, newName: string, _o, cmd: Command) => {
+      await withContext(cmd, (ctx) =>
+        audited(ctx, 'policy rename', `${name} ${newName}`, () => renamePolicy(ctx, name, newName)),
+      );
+      console.log(`Policy '${name}' renamed to '${newName}'.`);
+    });
   policy
     .command('check')
     .description('which active policies match a request on this node now (exit 0 either way)')

@@ -12,6 +12,7 @@ import {
   type PolicyFilter,
   type PolicyInput,
   policyDefs,
+  renamePolicy,
   setPolicy,
 } from '../../core/policy.ts';
 import type { Params } from '../params.ts';
@@ -129,6 +130,11 @@ export function policyRoutes(r: RouteTable): void {
     audit.info = name;
     const id = await setPolicy(context(), name, policyInput(params));
     return { value: { [`setPolicy ${name}`]: id } };
+  });
+  r.add('patch', '/policy/:old_name', adminRoute('policywrite'), async ({ params, context, audit }) => {
+    const oldName = params.required('old_name');
+    audit.info = `${oldName} → ${params.required('name')}`;
+    return { value: await renamePolicy(context(), oldName, params.required('name')) };
   });
   r.add('delete', '/policy/:name', adminRoute('policydelete'), async ({ params, context, audit }) => {
     audit.info = params.required('name');
