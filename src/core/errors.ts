@@ -99,3 +99,10 @@ export class ResolverError extends AuthsrvError {
     super(message, code);
   }
 }
+
+/** A token operation failed (privacyIDEA's TokenAdminError; 301 unless a more specific code applies). */
+export class TokenAdminError extends AuthsrvError {
+  constructor(message: string, code = 301) {
+    super(message, code);
+  }
+}

@@ -165,6 +165,69 @@ const MIGRATIONS: Record<string, { up: Build }> = {
       if (!row) await k.insertInto('meta').values({ name: 'policy_version', value: '0' }).execute();
     },
   },
+  // Tokens (reference 3): the token row, its tokeninfo, realms and owner, and challenges. Seeds are
+  // sealed by the security module (key_enc); PINs are argon2id hashes (pin_hash, '' = no PIN).
+  '0005_tokens': {
+    async up(db, dialect) {
+      const id = (t: ReturnType<typeof createTable>) =>
+        t.addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        );
+      await id(createTable(db, dialect, 'token'))
+        .addColumn('serial', 'varchar(40)', (c) => c.notNull().unique())
+        .addColumn('tokentype', 'varchar(30)', (c) => c.notNull())
+        .addColumn('description', 'varchar(80)', (c) => c.notNull())
+        .addColumn('otplen', 'integer', (c) => c.notNull())
+        .addColumn('maxfail', 'integer', (c) => c.notNull())
+        .addColumn('failcount', 'integer', (c) => c.notNull())
+        .addColumn('count', 'bigint', (c) => c.notNull())
+        .addColumn('count_window', 'integer', (c) => c.notNull())
+        .addColumn('sync_window', 'integer', (c) => c.notNull())
+        .addColumn('active', 'integer', (c) => c.notNull())
+        .addColumn('revoked', 'integer', (c) => c.notNull())
+        .addColumn('locked', 'integer', (c) => c.notNull())
+        .addColumn('rollout_state', 'varchar(10)', (c) => c.notNull())
+        .addColumn('key_enc', 'text', (c) => c.notNull())
+        .addColumn('pin_hash', 'text', (c) => c.notNull())
+        .execute();
+      await id(createTable(db, dialect, 'tokeninfo'))
+        .addColumn('token_id', 'integer', (c) => c.notNull())
+        .addColumn('key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('type', 'varchar(100)', (c) => c.notNull())
+        .addUniqueConstraint('tokeninfo_token_key', ['token_id', 'key'])
+        .execute();
+      await createTable(db, dialect, 'tokenrealm')
+        .addColumn('token_id', 'integer', (c) => c.notNull())
+        .addColumn('realm_id', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('tokenrealm_pk', ['token_id', 'realm_id'])
+        .execute();
+      await createTable(db, dialect, 'tokenowner')
+        .addColumn('token_id', 'integer', (c) => c.notNull().primaryKey())
+        .addColumn('resolver', 'varchar(255)', (c) => c.notNull())
+        .addColumn('user_id', 'varchar(320)', (c) => c.notNull())
+        .addColumn('realm_id', 'integer', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('tokenowner_user')
+        .on('tokenowner')
+        .columns(['resolver', 'user_id'])
+        .execute();
+      await id(createTable(db, dialect, 'challenge'))
+        .addColumn('transaction_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('serial', 'varchar(40)', (c) => c.notNull())
+        .addColumn('challenge', 'text', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('session', 'text', (c) => c.notNull())
+        .addColumn('timestamp', 'varchar(32)', (c) => c.notNull())
+        .addColumn('expiration', 'varchar(32)', (c) => c.notNull())
+        .addColumn('received_count', 'integer', (c) => c.notNull())
+        .addColumn('otp_valid', 'integer', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('challenge_transaction').on('challenge').column('transaction_id').execute();
+      await db.schema.createIndex('challenge_serial').on('challenge').column('serial').execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -120,6 +120,65 @@ export interface PolicyTable {
   conditions: string;
 }
 
+export interface TokenTable {
+  id: Generated<number>;
+  serial: string;
+  tokentype: string;
+  description: string;
+  otplen: number;
+  maxfail: number;
+  failcount: number;
+  /** HOTP: next counter to check; TOTP: last accepted time step (0 = none yet). */
+  count: number;
+  count_window: number;
+  sync_window: number;
+  active: number;
+  revoked: number;
+  locked: number;
+  rollout_state: string;
+  /** The seed or static password, sealed by the security module; '' = none. */
+  key_enc: string;
+  /** argon2id hash of the OTP PIN; '' = no PIN. */
+  pin_hash: string;
+}
+
+export interface TokenInfoTable {
+  id: Generated<number>;
+  token_id: number;
+  key: string;
+  value: string;
+  /** 'password' for values sealed by the security module. */
+  type: string;
+}
+
+export interface TokenRealmTable {
+  token_id: number;
+  realm_id: number;
+}
+
+export interface TokenOwnerTable {
+  token_id: number;
+  resolver: string;
+  user_id: string;
+  realm_id: number;
+}
+
+export interface ChallengeTable {
+  id: Generated<number>;
+  transaction_id: string;
+  serial: string;
+  challenge: string;
+  /** Type-specific JSON text. */
+  data: string;
+  session: string;
+  /** ISO-8601 UTC. */
+  timestamp: string;
+  expiration: string;
+  received_count: number;
+  /** Answered (out of band or by a response): polltransaction reports it. */
+  otp_valid: number;
+}
+
 export interface Database {
   admin: AdminTable;
   config: ConfigTable;
@@ -131,4 +190,9 @@ export interface Database {
   realm_resolver: RealmResolverTable;
   user_attribute: UserAttributeTable;
   policy: PolicyTable;
+  token: TokenTable;
+  tokeninfo: TokenInfoTable;
+  tokenrealm: TokenRealmTable;
+  tokenowner: TokenOwnerTable;
+  challenge: ChallengeTable;
 }

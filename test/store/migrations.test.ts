@@ -22,7 +22,13 @@ import { loadServerKeys } from '../../src/crypto/server-keys.ts';
 import { insertReturningId, migrate, openDatabase, type Store } from '../../src/store/database.ts';
 import { LATEST_MIGRATION } from '../../src/store/migrations.ts';
 
-const ALL_MIGRATIONS = ['0001_base', '0002_user_stores', '0003_policies', '0004_policy_version'];
+const ALL_MIGRATIONS = [
+  '0001_base',
+  '0002_user_stores',
+  '0003_policies',
+  '0004_policy_version',
+  '0005_tokens',
+];
 
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
 
@@ -38,6 +44,11 @@ const TABLES = [
   'realm_resolver',
   'user_attribute',
   'policy',
+  'token',
+  'tokeninfo',
+  'tokenrealm',
+  'tokenowner',
+  'challenge',
 ];
 const silent = pino({ level: 'silent' });
 

@@ -1,0 +1,271 @@
+// Tokens in the database (reference 3): loading a token with its tokeninfo, owner and realms;
+// creating and updating rows; the sealed secret and the hashed PIN; the counters, including the
+// compare-and-set that lets an OTP value be accepted only once however many requests carry it.
+import type { Selectable, Transaction } from 'kysely';
+import { hashPassword, verifyPassword } from '../crypto/password-hash.ts';
+import type { Database, TokenTable } from '../store/schema.ts';
+import { findTokenType } from '../tokens/registry.ts';
+import type { TokenState, TokenType } from '../tokens/token-type.ts';
+import type { Runtime } from './context.ts';
+import { ResourceNotFoundError, TokenAdminError } from './errors.ts';
+
+export type TokenRow = Selectable<TokenTable>;
+type Db = Database;
+type Executor = Runtime['store']['db'] | Transaction<Db>;
+
+export interface TokenOwner {
+  resolver: string;
+  userId: string;
+  realm: string;
+}
+
+/** A token with everything the services need about it. */
+export interface LoadedToken {
+  row: TokenRow;
+  type: TokenType;
+  /** Tokeninfo values (sealed ones opened). */
+  info: Record<string, string>;
+  owner: TokenOwner | undefined;
+  realms: string[];
+}
+
+export const TOKEN_NOT_FOUND = 'The requested token could not be found.';
+
+/** The state a token type works on; the secret is opened only when the type asks for it. */
+export function tokenState(rt: Runtime, t: LoadedToken): TokenState {
+  let key: Buffer | undefined;
+  return {
+    serial: t.row.serial,
+    type: t.row.tokentype,
+    otplen: t.row.otplen,
+    count: Number(t.row.count),
+    countWindow: t.row.count_window,
+    syncWindow: t.row.sync_window,
+    info: t.info,
+    key() {
+      key ??= t.row.key_enc === '' ? Buffer.alloc(0) : Buffer.from(rt.hsm.decrypt(t.row.key_enc), 'hex');
+      return key;
+    },
+  };
+}
+
+/** Completes token rows with their type, tokeninfo, owner and realms (a fixed number of queries). */
+export async function loadRows(
+  rt: Runtime,
+  rows: readonly TokenRow[],
+  db: Executor = rt.store.db,
+): Promise<LoadedToken[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const [infos, owners, realms] = await Promise.all([
+    db
+      .selectFrom('tokeninfo')
+      .select(['token_id', 'key', 'value', 'type'])
+      .where('token_id', 'in', ids)
+      .execute(),
+    db
+      .selectFrom('tokenowner')
+      .innerJoin('realm', 'realm.id', 'tokenowner.realm_id')
+      .select(['tokenowner.token_id', 'tokenowner.resolver', 'tokenowner.user_id', 'realm.name'])
+      .where('tokenowner.token_id', 'in', ids)
+      .execute(),
+    db
+      .selectFrom('tokenrealm')
+      .innerJoin('realm', 'realm.id', 'tokenrealm.realm_id')
+      .select(['tokenrealm.token_id', 'realm.name'])
+      .where('tokenrealm.token_id', 'in', ids)
+      .orderBy('realm.name')
+      .execute(),
+  ]);
+  return rows.map((row) => {
+    const info: Record<string, string> = {};
+    for (const i of infos) {
+      if (i.token_id === row.id) info[i.key] = i.type === 'password' ? rt.hsm.decrypt(i.value) : i.value;
+    }
+    const o = owners.find((x) => x.token_id === row.id);
+    const type = findTokenType(row.tokentype);
+    if (!type) throw new TokenAdminError(`Token ${row.serial} has the unknown type '${row.tokentype}'`);
+    return {
+      row,
+      type,
+      info,
+      owner: o ? { resolver: o.resolver, userId: o.user_id, realm: o.name } : undefined,
+      realms: realms.filter((r) => r.token_id === row.id).map((r) => r.name),
+    };
+  });
+}
+
+export async function findToken(
+  rt: Runtime,
+  serial: string,
+  db: Executor = rt.store.db,
+): Promise<LoadedToken | undefined> {
+  const row = await db.selectFrom('token').selectAll().where('serial', '=', serial).executeTakeFirst();
+  return row ? (await loadRows(rt, [row], db))[0] : undefined;
+}
+
+/** The token of a serial; unknown → 601 `The requested token could not be found.` */
+export async function requireToken(
+  rt: Runtime,
+  serial: string,
+  db: Executor = rt.store.db,
+): Promise<LoadedToken> {
+  const t = await findToken(rt, serial, db);
+  if (!t) throw new ResourceNotFoundError(TOKEN_NOT_FOUND);
+  return t;
+}
+
+/** Every token of a user (owner resolver and user id). */
+export async function tokensOfOwner(rt: Runtime, resolver: string, userId: string): Promise<LoadedToken[]> {
+  const rows = await rt.store.db
+    .selectFrom('token')
+    .innerJoin('tokenowner', 'tokenowner.token_id', 'token.id')
+    .selectAll('token')
+    .where('tokenowner.resolver', '=', resolver)
+    .where('tokenowner.user_id', '=', userId)
+    .orderBy('token.serial')
+    .execute();
+  return loadRows(rt, rows);
+}
+
+// ---------------------------------------------------------------------------------------------
+// PINs and secrets.
+
+/** The stored form of a PIN: '' for no PIN, else an argon2id hash. */
+export async function pinHash(pin: string | undefined): Promise<string> {
+  return pin ? hashPassword(pin) : '';
+}
+
+/** Whether a PIN matches the token's (a token without PIN accepts only the empty PIN). */
+export async function pinMatches(t: LoadedToken, pin: string): Promise<boolean> {
+  if (t.row.pin_hash === '') return pin === '';
+  return verifyPassword(pin, t.row.pin_hash);
+}
+
+export function sealKey(rt: Runtime, key: Buffer | undefined): string {
+  return key && key.length > 0 ? rt.hsm.encrypt(key.toString('hex')) : '';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes.
+
+/** Sets tokeninfo values (insert or update); `password` entries are sealed. */
+export async function setTokenInfo(
+  rt: Runtime,
+  db: Executor,
+  tokenId: number,
+  entries: Record<string, string>,
+  type = '',
+): Promise<void> {
+  for (const [key, raw] of Object.entries(entries)) {
+    const value = type === 'password' ? rt.hsm.encrypt(raw) : raw;
+    const done = await db
+      .updateTable('tokeninfo')
+      .set({ value, type })
+      .where('token_id', '=', tokenId)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) === 0) {
+      await db.insertInto('tokeninfo').values({ token_id: tokenId, key, value, type }).execute();
+    }
+  }
+}
+
+export async function deleteTokenInfo(db: Executor, tokenId: number, key: string): Promise<void> {
+  await db.deleteFrom('tokeninfo').where('token_id', '=', tokenId).where('key', '=', key).execute();
+}
+
+/** Replaces the token's realms by existing realms of these names (others are ignored). */
+export async function setTokenRealms(db: Executor, tokenId: number, names: readonly string[]): Promise<void> {
+  await db.deleteFrom('tokenrealm').where('token_id', '=', tokenId).execute();
+  if (names.length === 0) return;
+  const realms = await db
+    .selectFrom('realm')
+    .select('id')
+    .where(
+      'name',
+      'in',
+      names.map((n) => n.toLowerCase()),
+    )
+    .execute();
+  for (const r of realms)
+    await db.insertInto('tokenrealm').values({ token_id: tokenId, realm_id: r.id }).execute();
+}
+
+/** Sets or clears the owner; the owner's realm is added to the token's realms. */
+export async function setTokenOwner(
+  db: Executor,
+  tokenId: number,
+  owner: TokenOwner | undefined,
+): Promise<void> {
+  await db.deleteFrom('tokenowner').where('token_id', '=', tokenId).execute();
+  if (!owner) return;
+  const realm = await db
+    .selectFrom('realm')
+    .select('id')
+    .where('name', '=', owner.realm)
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('tokenowner')
+    .values({ token_id: tokenId, resolver: owner.resolver, user_id: owner.userId, realm_id: realm.id })
+    .execute();
+  const linked = await db
+    .selectFrom('tokenrealm')
+    .select('token_id')
+    .where('token_id', '=', tokenId)
+    .where('realm_id', '=', realm.id)
+    .executeTakeFirst();
+  if (!linked) await db.insertInto('tokenrealm').values({ token_id: tokenId, realm_id: realm.id }).execute();
+}
+
+/** Deletes a token with its tokeninfo, realms, owner and challenges. */
+export async function deleteTokenRows(db: Executor, t: LoadedToken): Promise<void> {
+  await db.deleteFrom('tokeninfo').where('token_id', '=', t.row.id).execute();
+  await db.deleteFrom('tokenrealm').where('token_id', '=', t.row.id).execute();
+  await db.deleteFrom('tokenowner').where('token_id', '=', t.row.id).execute();
+  await db.deleteFrom('challenge').where('serial', '=', t.row.serial).execute();
+  await db.deleteFrom('token').where('id', '=', t.row.id).execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counters.
+
+/**
+ * Moves the counter from the value the check saw to the new one, only if nobody moved it in
+ * between: of concurrent requests carrying the same OTP exactly one succeeds. Resets the fail
+ * counter on success.
+ */
+export async function consumeOtp(rt: Runtime, t: LoadedToken, newCount: number): Promise<boolean> {
+  const r = await rt.store.db
+    .updateTable('token')
+    .set({ count: newCount, failcount: 0 })
+    .where('id', '=', t.row.id)
+    .where('count', '=', t.row.count)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Increments the fail counter while it is below maxfail; reaching it records failcounter_exceeded. */
+export async function incFailcount(rt: Runtime, t: LoadedToken, now: Date): Promise<void> {
+  const r = await rt.store.db
+    .updateTable('token')
+    .set((eb) => ({ failcount: eb('failcount', '+', 1) }))
+    .where('id', '=', t.row.id)
+    .whereRef('failcount', '<', 'maxfail')
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) === 1 && t.row.failcount + 1 >= t.row.maxfail) {
+    await setTokenInfo(rt, rt.store.db, t.row.id, { failcounter_exceeded: formatMinute(now) });
+  }
+}
+
+/** `%Y-%m-%dT%H:%M%z` in UTC, as privacyIDEA writes failcounter_exceeded. */
+export function formatMinute(d: Date): string {
+  return `${d.toISOString().slice(0, 16)}+0000`;
+}
+
+/** Adds one to a counting tokeninfo entry (count_auth, count_auth_success). */
+export async function bumpInfoCounter(rt: Runtime, t: LoadedToken, key: string): Promise<void> {
+  const next = String((Number.parseInt(t.info[key] ?? '0', 10) || 0) + 1);
+  await setTokenInfo(rt, rt.store.db, t.row.id, { [key]: next });
+  t.info[key] = next;
+}

@@ -1,0 +1,451 @@
+// The token service (reference 3.3–3.5): enrollment, the token record as the API shows it, listing,
+// and the selection and authorization of the tokens an action touches (check_token_action). The
+// lifecycle actions build on `forEachToken`.
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { tokenType } from '../tokens/registry.ts';
+import type { TypeSettings } from '../tokens/token-type.ts';
+import { allow, grantedRealms, isAllowed, type Target } from './access.ts';
+import type { Context, Runtime } from './context.ts';
+import { ParameterError, PolicyError, ResourceNotFoundError, TokenAdminError, UserError } from './errors.ts';
+import { realmExists } from './realm.ts';
+import { userStore } from './resolver.ts';
+import {
+  findToken,
+  type LoadedToken,
+  loadRows,
+  pinHash,
+  sealKey,
+  setTokenInfo,
+  setTokenOwner,
+  setTokenRealms,
+  type TokenOwner,
+  tokensOfOwner,
+} from './token-store.ts';
+import { type ResolvedUser, requireUser, splitLogin } from './user.ts';
+
+/** The system configuration as token types read it. */
+export async function typeSettings(rt: Runtime): Promise<TypeSettings> {
+  const rows = await rt.store.db.selectFrom('config').select(['name', 'value', 'type']).execute();
+  const map = new Map(rows.filter((r) => r.type !== 'password').map((r) => [r.name, r.value]));
+  return { get: (k) => map.get(k) };
+}
+
+function intSetting(settings: TypeSettings, key: string, fallback: number): number {
+  const n = Number(settings.get(key));
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** `2025-01-31T10:00:00+00:00`: privacyIDEA's creation_date form. */
+function isoSeconds(d: Date): string {
+  return `${d.toISOString().slice(0, 19)}+00:00`;
+}
+
+const SERIAL = /^[A-Za-z0-9_.:-]{1,40}$/;
+
+export function checkSerial(serial: string): void {
+  if (!SERIAL.test(serial)) throw new ParameterError('Invalid serial number.');
+}
+
+/** `<PREFIX><4-digit count of tokens of the type><4 hex>`, bumped on collision (reference 3.2). */
+async function generateSerial(rt: Runtime, type: string, prefix: string): Promise<string> {
+  const row = await rt.store.db
+    .selectFrom('token')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('tokentype', '=', type)
+    .executeTakeFirstOrThrow();
+  for (let n = Number(row.n); ; n++) {
+    const serial = `${prefix}${String(n).padStart(4, '0')}${randomBytes(2).toString('hex').toUpperCase()}`;
+    if (!(await findToken(rt, serial))) return serial;
+  }
+}
+
+/**
+ * The owner a request names: users are always themselves; administrators name `user` (+ `realm`,
+ * `user@realm`); an unknown user is an error.
+ */
+export async function ownerOf(
+  ctx: Context,
+  params: { user?: string | undefined; realm?: string | undefined },
+): Promise<ResolvedUser | undefined> {
+  if (ctx.caller.role === 'user') return requireUser(ctx, ctx.caller.username, ctx.caller.realm);
+  if (!params.user) return undefined;
+  const { login, realm } = await splitLogin(ctx, params.user, params.realm);
+  if (!realm) throw new UserError('No realm given and no default realm is set.');
+  if (!(await realmExists(ctx, realm))) throw new UserError(`The realm '${realm}' does not exist.`);
+  return requireUser(ctx, login, realm);
+}
+
+export function ownerRecord(u: ResolvedUser): TokenOwner {
+  return { resolver: u.resolver, userId: u.userid, realm: u.realm };
+}
+
+export interface InitResult {
+  serial: string;
+  detail: Record<string, unknown>;
+}
+
+/** POST /token/init: creates a token, or re-keys an existing one of the same type. */
+export async function initToken(ctx: Context, params: Readonly<Record<string, string>>): Promise<InitResult> {
+  const type = tokenType(params.type || 'hotp');
+  const owner = await ownerOf(ctx, params);
+  const target: Target = owner
+    ? { user: `${owner.login}@${owner.realm}`, resolver: owner.resolver }
+    : { realm: params.realm };
+  await allow(ctx, type.enrollAction, target);
+  if (params.pin && !(await isAllowed(ctx, 'enrollpin', target))) {
+    throw new PolicyError("Setting a PIN is not allowed due to missing 'enrollpin' right.");
+  }
+  if (params.realm && !owner && !(await realmExists(ctx, params.realm))) {
+    throw new ParameterError(`The realm '${params.realm}' does not exist.`);
+  }
+  const serial = params.serial || (await generateSerial(ctx, type.type, params.prefix || type.prefix));
+  checkSerial(serial);
+  const settings = await typeSettings(ctx);
+  const now = ctx.clock();
+  const enrollment = await type.enroll({
+    serial,
+    params,
+    settings,
+    user: owner ? { login: owner.login, realm: owner.realm } : undefined,
+    now,
+  });
+  const pin = await pinHash(params.pin);
+  await ctx.store.db.transaction().execute(async (trx) => {
+    const existing = await trx
+      .selectFrom('token')
+      .selectAll()
+      .where('serial', '=', serial)
+      .executeTakeFirst();
+    if (existing && existing.tokentype !== type.type) {
+      throw new TokenAdminError(
+        `init token failed: Token ${serial} already exists with type ${existing.tokentype}. Can not initialize token with new type ${type.type}`,
+      );
+    }
+    if (existing && ctx.caller.role === 'user') {
+      const [loaded] = await loadRows(ctx, [existing], trx);
+      const mine =
+        owner && loaded?.owner?.userId === owner.userid && loaded.owner.resolver === owner.resolver;
+      if (!mine) throw new PolicyError('User actions are defined, but the action enroll is not allowed!');
+    }
+    const values = {
+      tokentype: type.type,
+      description: (params.description ?? existing?.description ?? '').slice(0, 80),
+      otplen: enrollment.otplen ?? intSetting(settings, 'DefaultOtpLen', 6),
+      key_enc: sealKey(ctx, enrollment.key),
+      rollout_state: enrollment.rolloutState ?? '',
+      ...(params.pin !== undefined || !existing ? { pin_hash: pin } : {}),
+    };
+    let id: number;
+    if (existing) {
+      await trx
+        .updateTable('token')
+        .set({ ...values, count: 0, failcount: 0 })
+        .where('id', '=', existing.id)
+        .execute();
+      id = existing.id;
+    } else {
+      await trx
+        .insertInto('token')
+        .values({
+          serial,
+          ...values,
+          pin_hash: pin,
+          maxfail: intSetting(settings, 'DefaultMaxFailCount', 10),
+          failcount: 0,
+          count: 0,
+          count_window: intSetting(settings, 'DefaultCountWindow', 10),
+          sync_window: intSetting(settings, 'DefaultSyncWindow', 1000),
+          active: 1,
+          revoked: 0,
+          locked: 0,
+        })
+        .execute();
+      id = (await trx.selectFrom('token').select('id').where('serial', '=', serial).executeTakeFirstOrThrow())
+        .id;
+      await setTokenInfo(ctx, trx, id, { tokenkind: 'software', creation_date: isoSeconds(now) });
+    }
+    await setTokenInfo(ctx, trx, id, enrollment.info);
+    if (owner) await setTokenOwner(trx, id, ownerRecord(owner));
+    else if (params.realm) await setTokenRealms(trx, id, [params.realm]);
+  });
+  return { serial, detail: { serial, rollout_state: enrollment.rolloutState ?? '', ...enrollment.detail } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The token record of the API (reference 3.4).
+
+export type TokenView = Record<string, unknown>;
+
+export async function tokenView(rt: Runtime, t: LoadedToken): Promise<TokenView> {
+  let owner: Record<string, unknown> = { resolver: '', user_id: '', username: '', user_realm: '' };
+  if (t.owner) {
+    let username = '**resolver error**';
+    let editable = false;
+    try {
+      const handle = await userStore(rt, t.owner.resolver);
+      editable = handle.store.editable;
+      username = (await handle.store.findById(t.owner.userId))?.username ?? '';
+    } catch {
+      // the resolver is gone or unreachable: privacyIDEA's marker
+    }
+    owner = {
+      resolver: t.owner.resolver,
+      user_id: t.owner.userId,
+      username,
+      user_realm: t.owner.realm,
+      user_editable: editable,
+    };
+  }
+  return {
+    id: t.row.id,
+    serial: t.row.serial,
+    tokentype: t.row.tokentype,
+    description: t.row.description,
+    info: { ...t.info },
+    otplen: t.row.otplen,
+    maxfail: t.row.maxfail,
+    failcount: t.row.failcount,
+    count: Number(t.row.count),
+    count_window: t.row.count_window,
+    sync_window: t.row.sync_window,
+    active: t.row.active === 1,
+    revoked: t.row.revoked === 1,
+    locked: t.row.locked === 1,
+    rollout_state: t.row.rollout_state,
+    realms: t.realms,
+    tokengroup: [],
+    ...owner,
+    container_serial: '',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection and authorization of the tokens an action touches (check_token_action).
+
+/**
+ * Whether the caller may perform `action` on a token: users on their own tokens (with the right
+ * of their scope); administrators when a policy matches the owner (user, realm, resolver) or one
+ * of the token's realms; a token without owner matches only policies without user/realm/resolver
+ * restriction (except `assign`, where the owner is not looked at).
+ */
+export async function mayActOn(ctx: Context, action: string, t: LoadedToken): Promise<boolean> {
+  if (ctx.caller.role === 'user') {
+    const me = await requireUser(ctx, ctx.caller.username, ctx.caller.realm);
+    if (!t.owner || t.owner.resolver !== me.resolver || t.owner.userId !== me.userid) return false;
+    return isAllowed(ctx, action);
+  }
+  if (t.owner && action !== 'assign') {
+    const handle = await userStore(ctx, t.owner.resolver).catch(() => undefined);
+    const login = handle ? (await handle.store.findById(t.owner.userId))?.username : undefined;
+    if (
+      login &&
+      (await isAllowed(ctx, action, { user: login, realm: t.owner.realm, resolver: t.owner.resolver }))
+    )
+      return true;
+  }
+  for (const realm of t.realms) if (await isAllowed(ctx, action, { realm })) return true;
+  if (t.realms.length === 0 || action === 'assign') return isAllowed(ctx, action, { realm: '' });
+  return false;
+}
+
+export interface Selection {
+  serial?: string | undefined;
+  /** JSON list or `[a,b]` text (bulk). */
+  serials?: string | undefined;
+  user?: string | undefined;
+  realm?: string | undefined;
+}
+
+/** The serials a bulk request names, or undefined when it names a user instead. */
+export function selectedSerials(sel: Selection): string[] | undefined {
+  if (sel.serials) {
+    const text = sel.serials.trim();
+    let list: unknown;
+    try {
+      list = JSON.parse(text);
+    } catch {
+      list = text.replace(/^\[|\]$/g, '').split(',');
+    }
+    if (!Array.isArray(list)) throw new ParameterError("'serials' must be a list");
+    return list
+      .map((s) =>
+        String(s)
+          .trim()
+          .replace(/^['"]|['"]$/g, ''),
+      )
+      .filter(Boolean);
+  }
+  if (sel.serial)
+    return sel.serial
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  return undefined;
+}
+
+export interface BulkResult {
+  count_success: number;
+  failed: string[];
+  unauthorized: string[];
+}
+
+/**
+ * Runs `act` on every token a request selects that the caller may manage (reference 3.5):
+ * unknown serials go to `failed`, forbidden ones to `unauthorized`; a single forbidden serial, or
+ * all forbidden, is PolicyError 303; no known serial at all is 601.
+ */
+export async function forEachToken(
+  ctx: Context,
+  action: string,
+  sel: Selection,
+  act: (t: LoadedToken) => Promise<number>,
+): Promise<BulkResult & { single: boolean; changed: number }> {
+  const serials = selectedSerials(sel);
+  let tokens: LoadedToken[];
+  const failed: string[] = [];
+  if (serials) {
+    tokens = [];
+    for (const s of serials) {
+      const t = await findToken(ctx, s);
+      if (t) tokens.push(t);
+      else failed.push(s);
+    }
+    if (tokens.length === 0)
+      throw new ResourceNotFoundError(`No token found for serials: ${serials.join(', ')}`);
+  } else {
+    const owner = await ownerOf(ctx, sel);
+    if (!owner) throw new ParameterError("Missing parameter: 'serial' or 'serials'");
+    tokens = await tokensOfOwner(ctx, owner.resolver, owner.userid);
+  }
+  const unauthorized: string[] = [];
+  let changed = 0;
+  let success = 0;
+  for (const t of tokens) {
+    if (!(await mayActOn(ctx, action, t))) {
+      unauthorized.push(t.row.serial);
+      continue;
+    }
+    changed += await act(t);
+    success++;
+  }
+  if (unauthorized.length > 0 && success === 0 && tokens.length > 0) {
+    const who = ctx.caller.role === 'admin' ? 'Admin' : 'User';
+    if (tokens.length === 1)
+      throw new PolicyError(`${who} actions are defined, but the action ${action} is not allowed!`);
+    throw new PolicyError(
+      `${who} actions are defined, but the action ${action} is not allowed for any of the serials provided!`,
+    );
+  }
+  return { count_success: success, failed, unauthorized, single: (serials?.length ?? 0) === 1, changed };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listing (reference 3.4).
+
+export interface ListQuery {
+  serial?: string | undefined;
+  type?: string | undefined;
+  user?: string | undefined;
+  realm?: string | undefined;
+  tokenrealm?: string | undefined;
+  description?: string | undefined;
+  assigned?: string | undefined;
+  active?: string | undefined;
+  rollout_state?: string | undefined;
+  sortby?: string | undefined;
+  sortdir?: string | undefined;
+  page?: number | undefined;
+  pagesize?: number | undefined;
+}
+
+const SORTABLE = new Set([
+  'serial',
+  'tokentype',
+  'description',
+  'otplen',
+  'maxfail',
+  'failcount',
+  'count',
+  'active',
+  'id',
+]);
+
+function likePattern(v: string): string {
+  return v.replace(/[!%_]/g, (c) => `!${c}`).replace(/\*/g, '%');
+}
+
+export async function listTokens(
+  ctx: Context,
+  q: ListQuery,
+): Promise<{ tokens: TokenView[]; count: number; prev: number | null; next: number | null }> {
+  let query = ctx.store.db.selectFrom('token');
+  const serials = q.serial && !q.serial.includes('*') ? q.serial.split(',').map((s) => s.trim()) : undefined;
+  if (serials) query = query.where('token.serial', 'in', serials);
+  else if (q.serial) query = query.where(sql<boolean>`token.serial LIKE ${likePattern(q.serial)} ESCAPE '!'`);
+  if (q.type)
+    query = query.where(sql<boolean>`token.tokentype LIKE ${likePattern(q.type.toLowerCase())} ESCAPE '!'`);
+  if (q.description)
+    query = query.where(sql<boolean>`token.description LIKE ${likePattern(q.description)} ESCAPE '!'`);
+  if (q.active === 'true' || q.active === 'false')
+    query = query.where('token.active', '=', q.active === 'true' ? 1 : 0);
+  if (q.rollout_state) query = query.where('token.rollout_state', '=', q.rollout_state);
+  const ownerQuery = ctx.caller.role === 'user' ? { user: ctx.caller.username, realm: ctx.caller.realm } : q;
+  const owner = ownerQuery.user ? await ownerOf(ctx, ownerQuery) : undefined;
+  if (owner) {
+    query = query.where('token.id', 'in', (eb) =>
+      eb
+        .selectFrom('tokenowner')
+        .select('token_id')
+        .where('resolver', '=', owner.resolver)
+        .where('user_id', '=', owner.userid),
+    );
+  } else if (q.realm) {
+    query = query.where('token.id', 'in', (eb) =>
+      eb
+        .selectFrom('tokenowner')
+        .innerJoin('realm', 'realm.id', 'tokenowner.realm_id')
+        .select('tokenowner.token_id')
+        .where('realm.name', '=', q.realm!.toLowerCase()),
+    );
+  }
+  if (q.tokenrealm) {
+    query = query.where('token.id', 'in', (eb) =>
+      eb
+        .selectFrom('tokenrealm')
+        .innerJoin('realm', 'realm.id', 'tokenrealm.realm_id')
+        .select('tokenrealm.token_id')
+        .where('realm.name', '=', q.tokenrealm!.toLowerCase()),
+    );
+  }
+  if (q.assigned === 'true' || q.assigned === 'false') {
+    query =
+      q.assigned === 'true'
+        ? query.where('token.id', 'in', (eb) => eb.selectFrom('tokenowner').select('token_id'))
+        : query.where('token.id', 'not in', (eb) => eb.selectFrom('tokenowner').select('token_id'));
+  }
+  // Realm-restricted administrators see the tokens of their tokenlist realms only.
+  const granted = ctx.caller.role === 'admin' ? await grantedRealms(ctx, 'tokenlist') : undefined;
+  if (granted) {
+    query = query.where('token.id', 'in', (eb) =>
+      eb
+        .selectFrom('tokenrealm')
+        .innerJoin('realm', 'realm.id', 'tokenrealm.realm_id')
+        .select('tokenrealm.token_id')
+        .where('realm.name', 'in', granted.length ? granted : ['']),
+    );
+  }
+  const countRow = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const count = Number(countRow.n);
+  const pagesize = q.pagesize && q.pagesize > 0 ? Math.min(q.pagesize, 10_000) : 15;
+  const page = q.page && q.page > 0 ? q.page : 1;
+  const sortby = q.sortby && SORTABLE.has(q.sortby) ? q.sortby : 'serial';
+  const rows = await query
+    .selectAll('token')
+    .orderBy(`token.${sortby}` as 'token.serial', q.sortdir === 'desc' ? 'desc' : 'asc')
+    .limit(pagesize)
+    .offset((page - 1) * pagesize)
+    .execute();
+  const tokens = await Promise.all((await loadRows(ctx, rows)).map((t) => tokenView(ctx, t)));
+  return { tokens, count, prev: page > 1 ? page - 1 : null, next: page * pagesize < count ? page + 1 : null };
+}

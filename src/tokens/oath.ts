@@ -1,0 +1,45 @@
+// RFC 4226 HOTP values (and so RFC 6238 TOTP, whose counter is a time step), with HMAC-SHA1,
+// -SHA256 or -SHA512. Node's HMAC is used directly: otplib refuses seeds shorter than 16 bytes,
+// which privacyIDEA accepts and which imported hardware tokens carry.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const HASHLIBS = ['sha1', 'sha256', 'sha512'] as const;
+export type Hashlib = (typeof HASHLIBS)[number];
+
+export function isHashlib(v: string): v is Hashlib {
+  return (HASHLIBS as readonly string[]).includes(v);
+}
+
+/** The HOTP value of a counter: dynamic truncation, zero-padded to `digits`. */
+export function hotpValue(key: Buffer, counter: number, digits: number, hashlib: Hashlib = 'sha1'): string {
+  const msg = Buffer.alloc(8);
+  msg.writeBigUInt64BE(BigInt(counter));
+  const mac = createHmac(hashlib, key).update(msg).digest();
+  const offset = (mac[mac.length - 1] as number) & 0x0f;
+  const code = (mac.readUInt32BE(offset) & 0x7fffffff) % 10 ** digits;
+  return String(code).padStart(digits, '0');
+}
+
+/** Compares two OTP values in constant time for equal lengths. */
+export function sameOtp(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The first counter in [from, from + count) whose value equals `otp`, or -1. */
+export function findCounter(
+  key: Buffer,
+  otp: string,
+  from: number,
+  count: number,
+  digits: number,
+  hashlib: Hashlib,
+): number {
+  let found = -1;
+  // Every candidate is computed, so the time does not tell where (or whether) the value matched.
+  for (let c = Math.max(0, from); c < from + count; c++) {
+    if (sameOtp(hotpValue(key, c, digits, hashlib), otp) && found < 0) found = c;
+  }
+  return found;
+}

@@ -1,0 +1,49 @@
+// The token types, in one table: adding a type is adding its file and one line here. Registering
+// also declares each type's `enroll<TYPE>` rights in the admin (and, if users may enroll it, user)
+// policy scope.
+import { TokenAdminError } from '../core/errors.ts';
+import { registerDynamicActions } from '../policy/definitions.ts';
+import { HotpType } from './hotp.ts';
+import { PwType, RegistrationType } from './password-type.ts';
+import { SpassType } from './spass.ts';
+import type { TokenType } from './token-type.ts';
+import { TotpType } from './totp.ts';
+
+const TYPES: readonly TokenType[] = [
+  new HotpType(),
+  new TotpType(),
+  new SpassType(),
+  new PwType(),
+  new RegistrationType(),
+];
+
+const BY_NAME = new Map(TYPES.map((t) => [t.type, t]));
+/** privacyIDEA's alias: `hmac` is hotp. */
+BY_NAME.set('hmac', BY_NAME.get('hotp')!);
+
+for (const t of TYPES) {
+  const action = {
+    type: 'bool',
+    description: `Enroll ${t.description}`,
+    group: 'enrollment',
+    mainmenu: ['tokens'],
+  } as const;
+  registerDynamicActions('admin', { [t.enrollAction]: action });
+  if (t.userEnrollable) registerDynamicActions('user', { [t.enrollAction]: action });
+}
+
+export function tokenTypes(): readonly TokenType[] {
+  return TYPES;
+}
+
+/** The type of a name (case-insensitive), or undefined. */
+export function findTokenType(name: string): TokenType | undefined {
+  return BY_NAME.get(name.toLowerCase());
+}
+
+/** The type of a name; unknown → ERR1610 as privacyIDEA answers an unknown type on init. */
+export function tokenType(name: string): TokenType {
+  const t = findTokenType(name);
+  if (!t) throw new TokenAdminError(`Unknown token type '${name}'`, 1610);
+  return t;
+}

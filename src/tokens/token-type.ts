@@ -1,0 +1,94 @@
+// The interface every token type implements (reference 3.1, 4.5), and the base class holding what
+// most types share. A type knows how to enroll (turn request parameters into a secret, tokeninfo
+// and the enrollment detail) and how to check the OTP part of a password; the token service does
+// the storing, the PIN, the counters and the policies.
+
+export type ClientMode = 'interactive' | 'poll' | 'webauthn' | 'u2f';
+
+/** A stored token as a type sees it. */
+export interface TokenState {
+  readonly serial: string;
+  readonly type: string;
+  readonly otplen: number;
+  /** HOTP: next counter to check; TOTP: the last accepted time step (0 = none). */
+  readonly count: number;
+  readonly countWindow: number;
+  readonly syncWindow: number;
+  readonly info: Readonly<Record<string, string>>;
+  /** The secret: seed bytes, or the UTF-8 of a static password. Empty when the type has none. */
+  key(): Buffer;
+}
+
+/** A successful OTP check: what the token stores afterwards. */
+export interface OtpMatch {
+  /** The counter (HOTP) or time step (TOTP) that matched. */
+  counter: number;
+  /** The new value of `count`. */
+  newCount: number;
+  /** Tokeninfo to write (e.g. TOTP's learned timeShift). */
+  info?: Record<string, string>;
+}
+
+/** System-wide settings a type may read (system config with privacyIDEA's defaults applied). */
+export interface TypeSettings {
+  /** Config value by key, undefined when unset. */
+  get(key: string): string | undefined;
+}
+
+export interface EnrollRequest {
+  serial: string;
+  /** The request parameters (strings). */
+  params: Readonly<Record<string, string>>;
+  settings: TypeSettings;
+  /** The owner's login and realm, for labels. */
+  user?: { login: string; realm: string } | undefined;
+  now: Date;
+}
+
+/** What enrollment produces. */
+export interface Enrollment {
+  /** The secret to store (sealed); undefined keeps none. */
+  key?: Buffer;
+  otplen?: number;
+  info: Record<string, string>;
+  /** Type-specific detail of the /token/init answer (otpkey, googleurl, password, …). */
+  detail: Record<string, unknown>;
+  rolloutState?: string;
+}
+
+export abstract class TokenType {
+  /** Lower-case type name (`hotp`). */
+  abstract readonly type: string;
+  /** Serial prefix (`OATH`). */
+  abstract readonly prefix: string;
+  /** Shown in GET /auth/rights and the policy definitions. */
+  abstract readonly description: string;
+  readonly clientMode: ClientMode = 'interactive';
+  /** Whether a PIN-only request can start a challenge for this type at all. */
+  readonly challengeCapable: boolean = true;
+  /** Whether a PIN-only request starts a challenge without the `challenge_response` policy. */
+  readonly challengeAlways: boolean = false;
+  /** Whether the password has an OTP part after the PIN (spass: no). */
+  readonly hasOtp: boolean = true;
+  /** Whether users may enroll it for themselves (a user-scope `enroll<TYPE>` action). */
+  readonly userEnrollable: boolean = true;
+  /** The default challenge message. */
+  readonly challengeMessage: string = 'please enter otp: ';
+  /** Whether the token removes itself after its first successful use (registration). */
+  readonly singleUse: boolean = false;
+
+  abstract enroll(req: EnrollRequest): Promise<Enrollment>;
+
+  /** Checks the OTP part of a password; null when it does not match. */
+  abstract checkOtp(token: TokenState, otp: string, now: Date): OtpMatch | null;
+
+  /** The OTP the token gave last, for privacyIDEA's "previous otp used again" message. */
+  previousOtp(_token: TokenState, _now: Date): string | undefined {
+    return undefined;
+  }
+
+  /** The `enroll<TYPE>` action name. */
+  get enrollAction(): string {
+    return `enroll${this.type.toUpperCase()}`;
+  }
+}

@@ -1,0 +1,51 @@
+// TOTP (RFC 6238; reference 4.5): the step of now (+ the learned timeShift) ± timeWindow is tried;
+// a step at or before the last accepted one is refused (no value twice), and the drift is learned.
+import { ParameterError } from '../core/errors.ts';
+import { findCounter } from './oath.ts';
+import { hashlibOf, OathTokenType } from './oath-type.ts';
+import type { EnrollRequest, OtpMatch, TokenState } from './token-type.ts';
+
+function num(v: string | undefined, fallback: number): number {
+  const n = v === undefined || v.trim() === '' ? Number.NaN : Number(v);
+  return Number.isFinite(n) ? n : fallback;
+}
+
+export class TotpType extends OathTokenType {
+  readonly type = 'totp';
+  readonly prefix = 'TOTP';
+  readonly description = 'TOTP: Time based One Time Passwords';
+
+  protected uriExtras(info: Record<string, string>): [string, string][] {
+    return [['period', info.timeStep ?? '30']];
+  }
+
+  protected enrollInfo(req: EnrollRequest): Record<string, string> {
+    const step = req.params.timeStep || req.settings.get('totp.timeStep') || '30';
+    if (step !== '30' && step !== '60') throw new ParameterError('timeStep must be 30 or 60');
+    return {
+      timeStep: step,
+      timeWindow: req.params.timeWindow || req.settings.get('totp.timeWindow') || '180',
+      timeShift: req.params.timeShift || '0',
+    };
+  }
+
+  private steps(token: TokenState, now: Date) {
+    const step = num(token.info.timeStep, 30);
+    const window = num(token.info.timeWindow, 180);
+    const shift = num(token.info.timeShift, 0);
+    const secs = now.getTime() / 1000;
+    return { step, secs, current: Math.floor((secs + shift) / step), w: Math.floor(window / step) };
+  }
+
+  checkOtp(token: TokenState, otp: string, now: Date): OtpMatch | null {
+    if (otp.length !== token.otplen || !/^\d+$/.test(otp)) return null;
+    const { step, secs, current, w } = this.steps(token, now);
+    const c = findCounter(token.key(), otp, current - w, 2 * w, token.otplen, hashlibOf(token));
+    if (c < 0 || (token.count !== 0 && c <= token.count)) return null;
+    return { counter: c, newCount: c, info: { timeShift: String(Math.round(c * step - secs)) } };
+  }
+
+  override previousOtp(token: TokenState): string | undefined {
+    return token.count > 0 ? this.value(token, token.count) : undefined;
+  }
+}
