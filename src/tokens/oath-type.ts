@@ -40,7 +40,7 @@ export abstract class OathTokenType extends TokenType {
     const p = req.params;
     const hashlib = (p.hashlib || req.settings.get(`${this.type}.hashlib`) || 'sha1').toLowerCase();
     if (!isHashlib(hashlib))
-      throw new ParameterError(`Unsupported hashlib '${p.hashlib}': use sha1, sha256 or sha512`);
+      throw new ParameterError(`Unsupported hashlib '${hashlib}': use sha1, sha256 or sha512`);
     const otplenText = p.otplen || req.settings.get('DefaultOtpLen') || '6';
     const otplen = Number(otplenText);
     if (otplen !== 6 && otplen !== 8) throw new ParameterError(`otplen must be 6 or 8, not '${otplenText}'`);
