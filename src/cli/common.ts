@@ -43,8 +43,10 @@ export async function audited<T>(
   action: string,
   detail: string,
   fn: () => Promise<T>,
-  /** The columns the API would fill for the same action (user, realm, resolver …). */
-  fields: Partial<Pick<AuditEntry, 'user' | 'realm' | 'resolver'>> = {},
+  /** The columns the API would fill for the same action (user, realm, resolver, serial …). */
+  fields: Partial<Pick<AuditEntry, 'user' | 'realm' | 'resolver' | 'serial' | 'token_type'>> = {},
+  /** Columns known only from the result (a generated serial). */
+  fromResult?: (result: T) => Partial<Pick<AuditEntry, 'serial' | 'token_type'>>,
 ): Promise<T> {
   const entry = newAuditEntry(`CLI ${action}`, ctx.clock());
   Object.assign(entry, fields);
@@ -54,6 +56,7 @@ export async function audited<T>(
   try {
     const result = await fn();
     entry.success = true;
+    if (fromResult) Object.assign(entry, fromResult(result));
     return result;
   } catch (e) {
     entry.info = `${detail} ${(e as Error).message}`.trim();

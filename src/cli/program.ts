@@ -12,7 +12,9 @@ import { policyCommand } from './commands/policy.ts';
 import { realmCommand } from './commands/realm.ts';
 import { resolverCommand } from './commands/resolver.ts';
 import { serveCommand } from './commands/serve.ts';
+import { tokenCommand } from './commands/token.ts';
 import { userCommand } from './commands/user.ts';
+import { validateCommand } from './commands/validate.ts';
 
 export function buildProgram(): Command {
   const program = new Command('authsrv')
@@ -33,6 +35,8 @@ export function buildProgram(): Command {
     realmCommand,
     userCommand,
     policyCommand,
+    tokenCommand,
+    validateCommand,
   ]) {
     program.addCommand(make());
   }

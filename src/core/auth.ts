@@ -9,6 +9,7 @@ import { AuthCode, AuthError, AuthsrvError, PolicyError } from './errors.ts';
 import { realmExists } from './realm.ts';
 import { rightsOf } from './rights.ts';
 import { findUser, type ResolvedUser, splitLogin } from './user.ts';
+import { check } from './validate.ts';
 import { jwtValidity, loginMode, subjectOf, webuiSettings } from './webui.ts';
 
 export interface LoginRequest {
@@ -68,6 +69,16 @@ async function storeCall<T>(
   }
 }
 
+/** login_mode=privacyIDEA: the password is PIN+OTP of one of the user's tokens. */
+async function tokenLogin(rt: Runtime, user: ResolvedUser, pass: string, client: string): Promise<boolean> {
+  try {
+    return (await check(rt, { user: user.login, realm: user.realm, pass, client })).value;
+  } catch (e) {
+    if (e instanceof AuthsrvError) return false;
+    throw e;
+  }
+}
+
 /**
  * A realm user whose login the webui policy login_mode permits and whose password is right, or
  * undefined. A store that fails (unreachable, or one that cannot check passwords at all, like SCIM)
@@ -84,11 +95,11 @@ async function loginRealmUser(
   if (!user) return undefined;
   const mode = await loginMode(rt, { username: user.login, realm: user.realm, client: req.client, user });
   if (mode === 'disable') throw new PolicyError('The login for this user is disabled.');
-  // login_mode=privacyIDEA checks the password as PIN+OTP against the user's tokens. authsrv has
-  // no token types yet (issue 5), so no user has a token and the login fails, as privacyIDEA's
-  // does for a user without tokens.
-  if (mode === 'privacyIDEA') return undefined;
-  if (!(await storeCall(rt, name, realm, () => user.store.checkPassword(user.info, password))))
+  // login_mode=privacyIDEA checks the password as PIN+OTP against the user's tokens, as
+  // /validate/check does; a challenge (PIN only) is a failed login here.
+  if (mode === 'privacyIDEA') {
+    if (!(await tokenLogin(rt, user, password, req.client))) return undefined;
+  } else if (!(await storeCall(rt, name, realm, () => user.store.checkPassword(user.info, password))))
     return undefined;
   const role = rt.config.security.superuserRealms.includes(user.realm) ? 'admin' : 'user';
   return {

@@ -253,8 +253,15 @@ export async function incFailcount(rt: Runtime, t: LoadedToken, now: Date): Prom
     .where('id', '=', t.row.id)
     .whereRef('failcount', '<', 'maxfail')
     .executeTakeFirst();
-  if (Number(r.numUpdatedRows) === 1 && t.row.failcount + 1 >= t.row.maxfail) {
-    await setTokenInfo(rt, rt.store.db, t.row.id, { failcounter_exceeded: formatMinute(now) });
+  if (Number(r.numUpdatedRows) !== 1) return;
+  // Read back: concurrent failures may each have seen a lower count before their update.
+  const after = await rt.store.db
+    .selectFrom('token')
+    .select(['failcount', 'maxfail'])
+    .where('id', '=', t.row.id)
+    .executeTakeFirst();
+  if (after && after.failcount >= after.maxfail) {
+    await setTokenInfoRacing(rt, t.row.id, { failcounter_exceeded: formatMinute(now) });
   }
 }
 
@@ -267,5 +274,32 @@ export function formatMinute(d: Date): string {
 export async function bumpInfoCounter(rt: Runtime, t: LoadedToken, key: string): Promise<void> {
   const next = String((Number.parseInt(t.info[key] ?? '0', 10) || 0) + 1);
   await setTokenInfo(rt, rt.store.db, t.row.id, { [key]: next });
+  t.info[key] = next;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokeninfo writes of concurrent authentications.
+
+/**
+ * setTokenInfo for writes that concurrent requests make to one token (counters of /validate): when
+ * another request inserted the key between our update and insert, the unique (token_id, key)
+ * refuses ours, and the retry updates the row that now exists.
+ */
+export async function setTokenInfoRacing(
+  rt: Runtime,
+  tokenId: number,
+  entries: Record<string, string>,
+): Promise<void> {
+  try {
+    await setTokenInfo(rt, rt.store.db, tokenId, entries);
+  } catch {
+    await setTokenInfo(rt, rt.store.db, tokenId, entries);
+  }
+}
+
+/** bumpInfoCounter for concurrent requests (see setTokenInfoRacing); the count may lose a concurrent step. */
+export async function bumpInfoCounterRacing(rt: Runtime, t: LoadedToken, key: string): Promise<void> {
+  const next = String((Number.parseInt(t.info[key] ?? '0', 10) || 0) + 1);
+  await setTokenInfoRacing(rt, t.row.id, { [key]: next });
   t.info[key] = next;
 }

@@ -3,7 +3,7 @@
 // lifecycle actions build on `forEachToken`.
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { tokenType } from '../tokens/registry.ts';
+import { findTokenType } from '../tokens/registry.ts';
 import type { TypeSettings } from '../tokens/token-type.ts';
 import { allow, grantedRealms, isAllowed, type Target } from './access.ts';
 import type { Context, Runtime } from './context.ts';
@@ -40,6 +40,9 @@ function intSetting(settings: TypeSettings, key: string, fallback: number): numb
 function isoSeconds(d: Date): string {
   return `${d.toISOString().slice(0, 19)}+00:00`;
 }
+
+/** ERR1007: revoked (locked) tokens refuse every modification. */
+export const TOKEN_LOCKED = 'This action is not possible, since the token is locked';
 
 const SERIAL = /^[A-Za-z0-9_.:-]{1,40}$/;
 
@@ -87,7 +90,9 @@ export interface InitResult {
 
 /** POST /token/init: creates a token, or re-keys an existing one of the same type. */
 export async function initToken(ctx: Context, params: Readonly<Record<string, string>>): Promise<InitResult> {
-  const type = tokenType(params.type || 'hotp');
+  const typeName = params.type || 'hotp';
+  const type = findTokenType(typeName);
+  if (!type) throw new TokenAdminError(`init token failed. Unknown token type: ${typeName}`, 1610);
   const owner = await ownerOf(ctx, params);
   const target: Target = owner
     ? { user: `${owner.login}@${owner.realm}`, resolver: owner.resolver }
@@ -122,6 +127,7 @@ export async function initToken(ctx: Context, params: Readonly<Record<string, st
         `init token failed: Token ${serial} already exists with type ${existing.tokentype}. Can not initialize token with new type ${type.type}`,
       );
     }
+    if (existing && existing.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, 1007);
     if (existing && ctx.caller.role === 'user') {
       const [loaded] = await loadRows(ctx, [existing], trx);
       const mine =
@@ -226,8 +232,8 @@ export async function tokenView(rt: Runtime, t: LoadedToken): Promise<TokenView>
 /**
  * Whether the caller may perform `action` on a token: users on their own tokens (with the right
  * of their scope); administrators when a policy matches the owner (user, realm, resolver) or one
- * of the token's realms; a token without owner matches only policies without user/realm/resolver
- * restriction (except `assign`, where the owner is not looked at).
+ * of the token's realms; a token in no realm matches only policies without realm restriction
+ * (`assign` looks at neither owner nor realms: the new owner is checked by the caller).
  */
 export async function mayActOn(ctx: Context, action: string, t: LoadedToken): Promise<boolean> {
   if (ctx.caller.role === 'user') {
@@ -245,7 +251,10 @@ export async function mayActOn(ctx: Context, action: string, t: LoadedToken): Pr
       return true;
   }
   for (const realm of t.realms) if (await isAllowed(ctx, action, { realm })) return true;
-  if (t.realms.length === 0 || action === 'assign') return isAllowed(ctx, action, { realm: '' });
+  if (action === 'assign') return isAllowed(ctx, action, { realm: '' });
+  // A token in no realm is for administrators whose granting policies name no realm.
+  if (t.realms.length === 0 && (await grantedRealms(ctx, action)) === undefined)
+    return isAllowed(ctx, action);
   return false;
 }
 

@@ -18,7 +18,10 @@ import { policyRoutes } from './routes/policy.ts';
 import { realmRoutes } from './routes/realm.ts';
 import { resolverRoutes } from './routes/resolver.ts';
 import { systemRoutes } from './routes/system.ts';
+import { tokenRoutes } from './routes/token.ts';
+import { tokenLoadRoutes } from './routes/token-load.ts';
 import { userRoutes } from './routes/user.ts';
+import { validateRoutes } from './routes/validate.ts';
 
 export function createApp(rt: Runtime): Koa {
   const app = new Koa();
@@ -34,6 +37,9 @@ export function createApp(rt: Runtime): Koa {
     realmRoutes,
     userRoutes,
     policyRoutes,
+    tokenLoadRoutes,
+    tokenRoutes,
+    validateRoutes,
   ])
     mount(table);
   const signer = rt.config.security.signResponses ? rt.keys.signer : undefined;
@@ -78,6 +84,10 @@ export function createApp(rt: Runtime): Koa {
       sendJson(koa, serialise(errorEnvelope(failure, now), signer, nonce));
       if (state.audit)
         state.audit.info ||= failure instanceof AuthsrvError ? failure.message : 'internal error';
+    } else if (state.reply && 'empty' in state.reply) {
+      koa.status = state.status ?? 204;
+      koa.body = '';
+      if (state.audit) state.audit.success = true;
     } else if (state.reply && 'file' in state.reply) {
       sendFile(koa, state.reply);
       if (state.audit) state.audit.success = true;

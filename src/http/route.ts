@@ -14,13 +14,18 @@ export interface FileReply {
   file: { name: string; contentType: string; body: string | AsyncIterable<string> };
 }
 
+/** An answer without body: only the HTTP status (setStatus, default 204), as /validate/radiuscheck gives. */
+export interface EmptyReply {
+  empty: true;
+}
+
 export interface RequestState {
   startedAt: Date;
   client: string;
   userAgent: string | undefined;
   params: Params;
   audit?: AuditEntry;
-  reply?: Reply | FileReply;
+  reply?: Reply | FileReply | EmptyReply;
   /** HTTP status for a successful reply other than 200 (e.g. 503 from readiness). */
   status?: number;
 }
@@ -80,7 +85,9 @@ function actionFor(action: RouteAction | undefined, role: Role): string | undefi
 }
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-export type Handler = (call: ApiCall) => Promise<Reply | FileReply> | Reply | FileReply;
+export type Handler = (
+  call: ApiCall,
+) => Promise<Reply | FileReply | EmptyReply> | Reply | FileReply | EmptyReply;
 
 export interface RouteTable {
   add(method: Method | Method[], path: string | string[], options: RouteOptions, handler: Handler): void;

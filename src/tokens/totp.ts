@@ -48,4 +48,21 @@ export class TotpType extends OathTokenType {
   override previousOtp(token: TokenState): string | undefined {
     return token.count > 0 ? this.value(token, token.count) : undefined;
   }
+
+  /**
+   * /token/resync (reference 4.5): otp1 and otp2 consecutive within ±sync_window steps of now and
+   * newer than the last used step; timeShift is learned from otp2, count = its step + 1.
+   */
+  resync(token: TokenState, otp1: string, otp2: string, now: Date): OtpMatch | null {
+    if (otp1.length !== token.otplen || otp2.length !== token.otplen) return null;
+    if (!/^\d+$/.test(otp1) || !/^\d+$/.test(otp2)) return null;
+    const { step, secs, current } = this.steps(token, now);
+    const w = token.syncWindow;
+    const hashlib = hashlibOf(token);
+    const c1 = findCounter(token.key(), otp1, current - w, 2 * w, token.otplen, hashlib);
+    if (c1 < 0 || (token.count !== 0 && c1 <= token.count)) return null;
+    if (findCounter(token.key(), otp2, c1 + 1, 1, token.otplen, hashlib) !== c1 + 1) return null;
+    const c2 = c1 + 1;
+    return { counter: c2, newCount: c2 + 1, info: { timeShift: String(Math.round(c2 * step - secs)) } };
+  }
 }

@@ -14,7 +14,6 @@ import {
   type PolicyInput,
   setPolicy,
 } from '../../src/core/policy.ts';
-import { clearDynamicActions, registerDynamicActions } from '../../src/policy/definitions.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime } from '../helpers/runtime.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -519,22 +518,17 @@ describe('rights enforcement over HTTP (sqlite)', () => {
   });
 
   it('answers GET /auth/rights with the token types the caller may enroll', async () => {
-    registerDynamicActions('admin', {
-      enrollHOTP: { type: 'bool', description: 'HOTP: event based', group: 'enrollment' },
-      enrollTOTP: { type: 'bool', description: 'TOTP: time based', group: 'enrollment' },
-    });
-    try {
-      expect(ok(await s.call('GET', '/auth/rights', {}, admin))).toEqual({
-        hotp: 'HOTP: event based',
-        totp: 'TOTP: time based',
-      });
-      await policy('enroll', { scope: 'admin', action: 'enrollTOTP', adminuser: 'admin' });
-      expect(ok(await s.call('GET', '/auth/rights', {}, admin))).toEqual({ totp: 'TOTP: time based' });
-      const alice = await userToken(s, 'alice', 'alicepw', 'realm1');
-      expect(ok(await s.call('GET', '/auth/rights', {}, alice))).toEqual({});
-    } finally {
-      clearDynamicActions();
-    }
+    // The enroll<TYPE> rights are those the token type registry declares.
+    const hotp = 'Enroll HOTP: Event based One Time Passwords';
+    const totp = 'Enroll TOTP: Time based One Time Passwords';
+    const all = ok(await s.call('GET', '/auth/rights', {}, admin));
+    expect(Object.keys(all).sort()).toEqual(['hotp', 'pw', 'registration', 'spass', 'totp']);
+    expect(all).toMatchObject({ hotp, totp });
+    await policy('enroll', { scope: 'admin', action: 'enrollTOTP', adminuser: 'admin' });
+    expect(ok(await s.call('GET', '/auth/rights', {}, admin))).toEqual({ totp });
+    await policy('u-enroll', { scope: 'user', action: 'enrollHOTP', realm: 'realm1' });
+    const alice = await userToken(s, 'alice', 'alicepw', 'realm1');
+    expect(ok(await s.call('GET', '/auth/rights', {}, alice))).toEqual({ hotp });
   });
 
   it('takes policy values sent as JSON without failing the check', async () => {

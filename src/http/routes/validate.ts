@@ -1,0 +1,95 @@
+// /validate (reference 4, spec "Validate"): check, samlcheck, radiuscheck, triggerchallenge,
+// polltransaction. Public except triggerchallenge; every answer carries id 2 and
+// result.authentication.
+import type { AuditEntry } from '../../core/audit.ts';
+import { pollTransaction } from '../../core/challenge.ts';
+import { ParameterError } from '../../core/errors.ts';
+import {
+  type CheckAudit,
+  type CheckInput,
+  check,
+  samlAttributes,
+  triggerChallenge,
+} from '../../core/validate.ts';
+import type { Params } from '../params.ts';
+import { adminRoute, type RouteTable } from '../route.ts';
+
+/** The input of a check; the audit names the user and serial asked for even when the check fails. */
+function checkInput(params: Params, client: string, audit: AuditEntry): CheckInput {
+  audit.user = params.str('user') ?? '';
+  audit.serial = params.str('serial') ?? '';
+  return {
+    user: params.str('user'),
+    realm: params.str('realm'),
+    serial: params.str('serial'),
+    pass: params.str('pass'),
+    transactionId: params.str('transaction_id') || params.str('state') || undefined,
+    type: params.str('type'),
+    otponly: params.bool('otponly'),
+    client,
+  };
+}
+
+function recordAudit(audit: AuditEntry, a: CheckAudit): void {
+  audit.user = a.user;
+  audit.realm = a.realm;
+  audit.resolver = a.resolver;
+  audit.serial = a.serial;
+  audit.token_type = a.tokenType;
+  audit.info = a.info;
+}
+
+export function validateRoutes(r: RouteTable): void {
+  const methods: ('get' | 'post')[] = ['get', 'post'];
+
+  r.add(methods, '/validate/check', {}, async ({ rt, params, audit, client }) => {
+    const res = await check(rt, checkInput(params, client, audit));
+    recordAudit(audit, res.audit);
+    return { rid: 2, value: res.value, detail: res.detail };
+  });
+
+  r.add(methods, '/validate/samlcheck', {}, async ({ rt, params, audit, client }) => {
+    const res = await check(rt, checkInput(params, client, audit));
+    recordAudit(audit, res.audit);
+    const attributes = await samlAttributes(rt, res);
+    return { rid: 2, value: { auth: res.value, attributes }, detail: res.detail };
+  });
+
+  r.add(methods, '/validate/radiuscheck', {}, async ({ rt, params, audit, client, setStatus }) => {
+    const res = await check(rt, checkInput(params, client, audit));
+    recordAudit(audit, res.audit);
+    const challenge = Array.isArray(res.detail?.multi_challenge) && res.detail.multi_challenge.length > 0;
+    audit.authentication = res.value ? 'ACCEPT' : challenge ? 'CHALLENGE' : 'REJECT';
+    setStatus(res.value ? 204 : 400);
+    return { empty: true };
+  });
+
+  r.add(
+    methods,
+    '/validate/triggerchallenge',
+    adminRoute('triggerchallenge'),
+    async ({ params, audit, context }) => {
+      const res = await triggerChallenge(context(), {
+        user: params.str('user'),
+        realm: params.str('realm'),
+        serial: params.str('serial'),
+        type: params.str('type'),
+      });
+      recordAudit(audit, res.audit);
+      return { rid: 2, value: res.value, detail: res.detail };
+    },
+  );
+
+  r.add(
+    'get',
+    ['/validate/polltransaction', '/validate/polltransaction/:transaction_id'],
+    {},
+    async ({ rt, params, audit }) => {
+      const tid = params.str('transaction_id');
+      if (!tid) throw ParameterError.missing('transaction_id');
+      const answered = await pollTransaction(rt, tid);
+      audit.info = `transaction_id: ${tid}`;
+      return { rid: 2, value: answered, detail: { challenge_status: answered ? 'accept' : 'pending' } };
+    },
+  );
+}
