@@ -1,38 +1,51 @@
 // The lifecycle actions of the /token API (reference 3.5): assign, unassign, enable, disable,
-// revoke, delete, reset, resync, setpin, description, set, realms, tokeninfo, challenges. Each
+// revoke, delete, reset, resync, setpin, setrandompin, copypin, copyuser, lost, getserial,
+// description, set, realms, tokeninfo, challenges. Each
 // action first selects and authorizes its tokens (forEachToken), then validates everything, and
 // only then writes, in one transaction: bad input or a locked token changes nothing.
-import type { Transaction } from 'kysely';
+import { randomInt } from 'node:crypto';
+import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { HotpType } from '../tokens/hotp.ts';
 import { findCounter, isHashlib } from '../tokens/oath.ts';
 import { hashlibOf } from '../tokens/oath-type.ts';
 import { TotpType } from '../tokens/totp.ts';
-import { allow, grantedRealms } from './access.ts';
+import { actionValue, allow, grantedRealms } from './access.ts';
 import type { Context } from './context.ts';
+import { enrollmentValue } from './enrollment-policy.ts';
 import { ParameterError, PolicyError, TokenAdminError } from './errors.ts';
+import { checkPinPolicy, randomPin } from './pin-policy.ts';
 import { userStore } from './resolver.ts';
 import {
   checkSerial,
+  checkTokenLimits,
   forEachToken,
   mayActOn,
+  nextPinChange,
   ownerOf,
   ownerRecord,
   type Selection,
   TOKEN_LOCKED,
   type TokenView,
+  targetOfOwner,
 } from './token.ts';
 import {
+  consumeOtp,
   deleteTokenInfo,
   deleteTokenRows,
+  findToken,
+  formatMinute,
   type LoadedToken,
+  loadRows,
   pinHash,
   requireToken,
+  sealKey,
   setTokenInfo,
   setTokenOwner,
   setTokenRealms,
   tokenState,
 } from './token-store.ts';
+import { findUser, type ResolvedUser } from './user.ts';
 
 type Trx = Transaction<Database>;
 
@@ -58,6 +71,30 @@ async function pick(ctx: Context, action: string, sel: Selection): Promise<Picke
 
 function refuseLocked(tokens: readonly LoadedToken[]): void {
   if (tokens.some((t) => t.row.locked === 1)) throw new TokenAdminError(TOKEN_LOCKED, 1007);
+}
+
+/** The owner of a token as a user (undefined when it has none or the user is gone). */
+async function ownerUser(ctx: Context, t: LoadedToken): Promise<ResolvedUser | undefined> {
+  if (!t.owner) return undefined;
+  const handle = await userStore(ctx, t.owner.resolver).catch(() => undefined);
+  const login = handle ? (await handle.store.findById(t.owner.userId))?.username : undefined;
+  return login ? findUser(ctx, login, t.owner.realm) : undefined;
+}
+
+/** The PIN policies (admin/user scope) for every token's owner; next_pin_change per token. */
+async function pinRules(
+  ctx: Context,
+  tokens: readonly LoadedToken[],
+  pin: string,
+): Promise<Map<number, string>> {
+  const changes = new Map<number, string>();
+  for (const t of tokens) {
+    const owner = await ownerUser(ctx, t);
+    await checkPinPolicy(ctx, pin, targetOfOwner(owner, t.realms[0]));
+    const next = await nextPinChange(ctx, { owner, realm: t.realms[0] });
+    if (next !== undefined) changes.set(t.row.id, next);
+  }
+  return changes;
 }
 
 async function inTransaction<T>(ctx: Context, work: (trx: Trx) => Promise<T>): Promise<T> {
@@ -109,6 +146,12 @@ export async function assignToken(
     );
   }
   refuseLocked([t]);
+  await checkTokenLimits(ctx, owner, owner.realm, t.row.tokentype, undefined);
+  let pinChange: string | undefined;
+  if (p.pin) {
+    await checkPinPolicy(ctx, p.pin, targetOfOwner(owner));
+    pinChange = await nextPinChange(ctx, { owner });
+  }
   const pin = p.pin !== undefined ? await pinHash(p.pin) : undefined;
   await inTransaction(ctx, async (trx) => {
     await setTokenOwner(trx, t.row.id, ownerRecord(owner));
@@ -117,6 +160,7 @@ export async function assignToken(
       .set({ failcount: 0, ...(pin !== undefined ? { pin_hash: pin } : {}) })
       .where('id', '=', t.row.id)
       .execute();
+    if (pinChange !== undefined) await setTokenInfo(ctx, trx, t.row.id, { next_pin_change: pinChange });
   });
   return true;
 }
@@ -142,6 +186,12 @@ export async function enableTokens(ctx: Context, sel: Selection, enable: boolean
   const p = await pick(ctx, enable ? 'enable' : 'disable', sel);
   refuseLocked(p.tokens);
   const changing = p.tokens.filter((t) => (t.row.active === 1) !== enable);
+  // max_active_token_per_user: enabling counts against the owner's active tokens, one at a time.
+  if (enable)
+    for (const t of changing) {
+      const owner = await ownerUser(ctx, t);
+      if (owner) await checkTokenLimits(ctx, owner, undefined, t.row.tokentype, t.row.serial);
+    }
   await inTransaction(ctx, async (trx) => {
     for (const t of changing)
       await trx
@@ -235,12 +285,251 @@ export async function setPins(ctx: Context, sel: Selection, otppin: string | und
   if (otppin === undefined) throw ParameterError.missing('otppin');
   const p = await pick(ctx, 'setpin', sel);
   refuseLocked(p.tokens);
-  const hash = await pinHash(otppin);
-  await inTransaction(ctx, async (trx) => {
-    for (const t of p.tokens)
-      await trx.updateTable('token').set({ pin_hash: hash }).where('id', '=', t.row.id).execute();
-  });
+  const changes = otppin ? await pinRules(ctx, p.tokens, otppin) : new Map<number, string>();
+  await writePins(ctx, p.tokens, otppin, changes);
   return p.tokens.length;
+}
+
+async function writePins(
+  ctx: Context,
+  tokens: readonly LoadedToken[],
+  pin: string,
+  changes: ReadonlyMap<number, string>,
+): Promise<void> {
+  const hash = await pinHash(pin);
+  await inTransaction(ctx, async (trx) => {
+    for (const t of tokens) {
+      await trx.updateTable('token').set({ pin_hash: hash }).where('id', '=', t.row.id).execute();
+      const next = changes.get(t.row.id);
+      if (next !== undefined) await setTokenInfo(ctx, trx, t.row.id, { next_pin_change: next });
+    }
+  });
+}
+
+export const EMPTY_RANDOM_PIN = "We have an empty PIN. Please check your policy 'otp_pin_set_random'.";
+
+/**
+ * POST /token/setrandompin: a PIN of the otp_pin_set_random length (admin/user scope, for the
+ * owner of the first token) is set on every selected token and returned once.
+ */
+export async function setRandomPins(ctx: Context, sel: Selection): Promise<{ count: number; pin: string }> {
+  const p = await pick(ctx, 'setrandompin', sel);
+  refuseLocked(p.tokens);
+  const first = p.tokens[0]!;
+  const target = targetOfOwner(await ownerUser(ctx, first), first.realms[0]);
+  const length = Number.parseInt((await actionValue(ctx, 'otp_pin_set_random', target)) ?? '', 10);
+  if (!Number.isInteger(length) || length <= 0) throw new TokenAdminError(EMPTY_RANDOM_PIN, 301);
+  const pin = randomPin(length, (await actionValue(ctx, 'otp_pin_contents', target)) ?? '');
+  const changes = await pinRules(ctx, p.tokens, pin);
+  await writePins(ctx, p.tokens, pin, changes);
+  return { count: p.tokens.length, pin };
+}
+
+// ---------------------------------------------------------------------------------------------
+// copypin / copyuser / lost / getserial
+
+async function fromTo(
+  ctx: Context,
+  from: string | undefined,
+  to: string | undefined,
+): Promise<[LoadedToken, LoadedToken]> {
+  if (!from) throw ParameterError.missing('from');
+  if (!to) throw ParameterError.missing('to');
+  const a = await requireToken(ctx, from);
+  const b = await requireToken(ctx, to);
+  refuseLocked([b]);
+  return [a, b];
+}
+
+/** POST /token/copypin: the target token gets the source token's PIN (its hash). */
+export async function copyPin(
+  ctx: Context,
+  from: string | undefined,
+  to: string | undefined,
+): Promise<boolean> {
+  const [a, b] = await fromTo(ctx, from, to);
+  await ctx.store.db
+    .updateTable('token')
+    .set({ pin_hash: a.row.pin_hash })
+    .where('id', '=', b.row.id)
+    .execute();
+  return true;
+}
+
+/** POST /token/copyuser: the target token gets the source token's owner and realms. */
+export async function copyUser(
+  ctx: Context,
+  from: string | undefined,
+  to: string | undefined,
+): Promise<boolean> {
+  const [a, b] = await fromTo(ctx, from, to);
+  await inTransaction(ctx, async (trx) => {
+    await setTokenOwner(trx, b.row.id, a.owner);
+    await setTokenRealms(trx, b.row.id, a.realms);
+  });
+  return true;
+}
+
+const LOST_POOLS: Record<string, string> = {
+  c: 'abcdefghijklmnopqrstuvwxyz',
+  C: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+  n: '0123456789',
+  s: '!#$%&()*+,-./:;<=>?@[]^_',
+  '8': '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz',
+};
+
+/** A password of privacyIDEA's lost-token contents (`c`, `C`, `n`, `s`, `8` = base58; empty = letters and digits). */
+function lostPassword(length: number, contents: string): string {
+  const groups = [...new Set(contents)].filter((g) => LOST_POOLS[g]);
+  const pool = groups.length
+    ? groups.map((g) => LOST_POOLS[g]).join('')
+    : `${LOST_POOLS.c}${LOST_POOLS.C}${LOST_POOLS.n}`;
+  const pick = (alphabet: string) => alphabet[randomInt(alphabet.length)]!;
+  // One character of every named group, the rest from all of them, shuffled.
+  const chars = groups.slice(0, length).map((g) => pick(LOST_POOLS[g]!));
+  while (chars.length < length) chars.push(pick(pool));
+  for (let i = chars.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [chars[i], chars[j]] = [chars[j]!, chars[i]!];
+  }
+  return chars.join('');
+}
+
+function positive(v: string | undefined, fallback: number): number {
+  const n = Number.parseInt(v ?? '', 10);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+export interface LostResult {
+  serial: string;
+  init: boolean;
+  user: boolean;
+  pin: boolean;
+  valid_to: string;
+  password: string;
+  end_date: string;
+  disable: number;
+}
+
+/**
+ * POST /token/lost/<serial>: a temporary pw token `lost<serial>` for the owner, with the old PIN,
+ * valid for losttoken_valid days; the lost token is disabled.
+ */
+export async function lostToken(ctx: Context, serial: string): Promise<LostResult> {
+  const p = await pick(ctx, 'losttoken', { serial });
+  const t = p.tokens[0]!;
+  if (!t.owner) throw new TokenAdminError('You can only define a lost token for an assigned token.', 2012);
+  refuseLocked([t]);
+  const owner = await ownerUser(ctx, t);
+  const subject = { owner, realm: t.owner.realm };
+  const length = positive(await enrollmentValue(ctx, subject, 'losttoken_PW_length'), 16);
+  const contents = (await enrollmentValue(ctx, subject, 'losttoken_PW_contents')) ?? '8';
+  const days = positive(await enrollmentValue(ctx, subject, 'losttoken_valid'), 10);
+  const password = lostPassword(length, contents);
+  const now = ctx.clock();
+  const endDate = formatMinute(new Date(now.getTime() + days * 86_400_000));
+  const newSerial = `lost${serial}`;
+  checkSerial(newSerial);
+  const previous = await findToken(ctx, newSerial);
+  if (previous && previous.row.tokentype !== 'pw')
+    throw new TokenAdminError(
+      `init token failed: Token ${newSerial} already exists with type ${previous.row.tokentype}. Can not initialize token with new type pw`,
+    );
+  if (previous) refuseLocked([previous]);
+  const settings = await ctx.store.db.selectFrom('config').select(['name', 'value']).execute();
+  const setting = (k: string, d: number) => positive(settings.find((r) => r.name === k)?.value, d);
+  await inTransaction(ctx, async (trx) => {
+    if (previous) await deleteTokenRows(trx, previous);
+    await trx
+      .insertInto('token')
+      .values({
+        serial: newSerial,
+        tokentype: 'pw',
+        description: `temporary replacement for ${serial}`.slice(0, 80),
+        otplen: password.length,
+        key_enc: sealKey(ctx, Buffer.from(password, 'utf8')),
+        rollout_state: '',
+        pin_hash: t.row.pin_hash,
+        maxfail: setting('DefaultMaxFailCount', 10),
+        failcount: 0,
+        count: 0,
+        count_window: setting('DefaultCountWindow', 10),
+        sync_window: setting('DefaultSyncWindow', 1000),
+        active: 1,
+        revoked: 0,
+        locked: 0,
+      })
+      .execute();
+    const id = (
+      await trx.selectFrom('token').select('id').where('serial', '=', newSerial).executeTakeFirstOrThrow()
+    ).id;
+    await setTokenInfo(ctx, trx, id, {
+      tokenkind: 'software',
+      creation_date: `${now.toISOString().slice(0, 19)}+00:00`,
+      validity_period_end: endDate,
+    });
+    await setTokenOwner(trx, id, t.owner);
+    await setTokenRealms(trx, id, t.realms);
+    await trx.updateTable('token').set({ active: 0 }).where('id', '=', t.row.id).execute();
+  });
+  return {
+    serial: newSerial,
+    init: true,
+    user: true,
+    pin: true,
+    valid_to: 'xxxx',
+    password,
+    end_date: endDate,
+    disable: 1,
+  };
+}
+
+export interface GetSerialQuery {
+  type?: string | undefined;
+  /** A part of the serial. */
+  serial?: string | undefined;
+  assigned?: boolean | undefined;
+  unassigned?: boolean | undefined;
+  countOnly?: boolean | undefined;
+  window?: number | undefined;
+}
+
+/**
+ * GET /token/getserial/<otp>: the HOTP token among the candidates whose next `window` values hold
+ * the OTP; the value is consumed (the counter moves past it). Several matches → ERR1200.
+ */
+export async function serialByOtp(
+  ctx: Context,
+  otp: string,
+  q: GetSerialQuery,
+): Promise<{ serial: string | null; count: number }> {
+  let query = ctx.store.db.selectFrom('token');
+  if (q.type)
+    query = query.where('tokentype', '=', q.type.toLowerCase() === 'hmac' ? 'hotp' : q.type.toLowerCase());
+  if (q.serial)
+    query = query.where(
+      sql<boolean>`serial LIKE ${`%${q.serial.replace(/[!%_]/g, (c) => `!${c}`)}%`} ESCAPE '!'`,
+    );
+  if (q.assigned) query = query.where('id', 'in', (eb) => eb.selectFrom('tokenowner').select('token_id'));
+  else if (q.unassigned)
+    query = query.where('id', 'not in', (eb) => eb.selectFrom('tokenowner').select('token_id'));
+  const rows = await query.selectAll().orderBy('serial').execute();
+  if (q.countOnly) return { serial: null, count: rows.length };
+  const window = q.window ?? 10;
+  const found: { t: LoadedToken; counter: number }[] = [];
+  for (const t of await loadRows(
+    ctx,
+    rows.filter((r) => r.tokentype === 'hotp'),
+  )) {
+    const state = tokenState(ctx, t);
+    if (otp.length !== state.otplen) continue;
+    const c = findCounter(state.key(), otp, state.count, window, state.otplen, hashlibOf(state));
+    if (c >= 0) found.push({ t, counter: c });
+  }
+  if (found.length > 1) throw new TokenAdminError('multiple tokens are matching this OTP value!', 1200);
+  const hit = found[0];
+  if (hit && !(await consumeOtp(ctx, hit.t, hit.counter + 1))) return { serial: null, count: rows.length };
+  return { serial: hit ? hit.t.row.serial : null, count: rows.length };
 }
 
 export async function setDescriptions(
@@ -365,6 +654,9 @@ export async function setRealmsOfToken(
     for (const r of t.realms) if (!granted.includes(r)) wanted.push(r);
   }
   if (t.owner && !wanted.includes(t.owner.realm)) wanted.push(t.owner.realm);
+  // max_token_per_realm for every realm the token is added to.
+  for (const r of wanted)
+    if (!t.realms.includes(r)) await checkTokenLimits(ctx, undefined, r, t.row.tokentype, t.row.serial);
   await inTransaction(ctx, (trx) => setTokenRealms(trx, t.row.id, wanted));
   return true;
 }

@@ -553,7 +553,7 @@ function intSetting(value: string | undefined, fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
-/** The types whose whole state is a secret and an OTP length (yubikey once authsrv has it). */
+/** The types whose whole state is a secret and an OTP length. */
 const IMPORTABLE = new Set(['hotp', 'totp', 'pw', 'yubikey']);
 
 /** Stores one parsed token as a new hardware token; the reason when it cannot. */

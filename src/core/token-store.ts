@@ -235,13 +235,20 @@ export async function deleteTokenRows(db: Executor, t: LoadedToken): Promise<voi
  * between: of concurrent requests carrying the same OTP exactly one succeeds. Resets the fail
  * counter on success.
  */
-export async function consumeOtp(rt: Runtime, t: LoadedToken, newCount: number): Promise<boolean> {
-  const r = await rt.store.db
+export async function consumeOtp(
+  rt: Runtime,
+  t: LoadedToken,
+  newCount: number,
+  newKey?: Buffer,
+): Promise<boolean> {
+  // A type that uses up part of its secret (tan) hands back the rest: the key is part of the swap.
+  let q = rt.store.db
     .updateTable('token')
-    .set({ count: newCount, failcount: 0 })
+    .set({ count: newCount, failcount: 0, ...(newKey ? { key_enc: sealKey(rt, newKey) } : {}) })
     .where('id', '=', t.row.id)
-    .where('count', '=', t.row.count)
-    .executeTakeFirst();
+    .where('count', '=', t.row.count);
+  if (newKey) q = q.where('key_enc', '=', t.row.key_enc);
+  const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 

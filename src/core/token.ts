@@ -1,17 +1,29 @@
-// The token service (reference 3.3–3.5): enrollment, the token record as the API shows it, listing,
-// and the selection and authorization of the tokens an action touches (check_token_action). The
-// lifecycle actions build on `forEachToken`.
+// The token service (reference 3.3–3.5): enrollment with its pre-policies (token limits,
+// require_description, PIN rules, label/issuer, per-type defaults, verify_enrollment), the token
+// record as the API shows it, listing, and the selection and authorization of the tokens an action
+// touches (check_token_action). The lifecycle actions build on `forEachToken`.
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import { parseDuration } from '../policy/matcher.ts';
 import { findTokenType } from '../tokens/registry.ts';
 import type { TypeSettings } from '../tokens/token-type.ts';
-import { allow, grantedRealms, isAllowed, type Target } from './access.ts';
+import { actionValue, allow, grantedRealms, isAllowed, type Target } from './access.ts';
 import type { Context, Runtime } from './context.ts';
+import {
+  type EnrollmentSubject,
+  enrollmentIsSet,
+  enrollmentLimit,
+  enrollmentValue,
+  enrollmentValues,
+} from './enrollment-policy.ts';
 import { ParameterError, PolicyError, ResourceNotFoundError, TokenAdminError, UserError } from './errors.ts';
+import { checkPinPolicy, randomPin } from './pin-policy.ts';
 import { realmExists } from './realm.ts';
 import { userStore } from './resolver.ts';
 import {
+  consumeOtp,
   findToken,
+  formatMinute,
   type LoadedToken,
   loadRows,
   pinHash,
@@ -20,6 +32,7 @@ import {
   setTokenOwner,
   setTokenRealms,
   type TokenOwner,
+  tokenState,
   tokensOfOwner,
 } from './token-store.ts';
 import { type ResolvedUser, requireUser, splitLogin } from './user.ts';
@@ -88,18 +101,194 @@ export interface InitResult {
   detail: Record<string, unknown>;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Enrollment pre-policies (reference 3.3).
+
+async function countTokens(
+  ctx: Context,
+  owner: ResolvedUser,
+  filter: { type?: string | undefined; active?: boolean },
+): Promise<{ n: number; serials: string[] }> {
+  let q = ctx.store.db
+    .selectFrom('token')
+    .innerJoin('tokenowner', 'tokenowner.token_id', 'token.id')
+    .select('token.serial')
+    .where('tokenowner.resolver', '=', owner.resolver)
+    .where('tokenowner.user_id', '=', owner.userid);
+  if (filter.type) q = q.where('token.tokentype', '=', filter.type);
+  if (filter.active) q = q.where('token.active', '=', 1);
+  const serials = (await q.execute()).map((r) => r.serial);
+  return { n: serials.length, serials };
+}
+
+/**
+ * max_token_per_realm, max_token_per_user, <type>_max_token_per_user, max_active_token_per_user and
+ * <type>_max_active_token_per_user: the largest matching value is the limit; a serial the user
+ * already has (among the counted tokens) may be re-enrolled, assigned or enabled.
+ */
+export async function checkTokenLimits(
+  ctx: Context,
+  owner: ResolvedUser | undefined,
+  realm: string | undefined,
+  type: string,
+  serial: string | undefined,
+): Promise<void> {
+  const tokenRealm = (owner?.realm ?? realm)?.toLowerCase();
+  if (tokenRealm) {
+    const limit = await enrollmentLimit(ctx, { owner, realm: tokenRealm }, 'max_token_per_realm');
+    if (limit !== undefined) {
+      const rows = await ctx.store.db
+        .selectFrom('tokenrealm')
+        .innerJoin('realm', 'realm.id', 'tokenrealm.realm_id')
+        .innerJoin('token', 'token.id', 'tokenrealm.token_id')
+        .select('token.serial')
+        .where('realm.name', '=', tokenRealm)
+        .execute();
+      const serials = rows.map((r) => r.serial);
+      if (!(serial && serials.includes(serial)) && serials.length >= limit)
+        throw new PolicyError('The number of tokens in this realm is limited!');
+    }
+  }
+  if (!owner) return;
+  const subject: EnrollmentSubject = { owner };
+  const checks: [string, { type?: string; active?: boolean }, string][] = [
+    ['max_token_per_user', {}, 'The number of tokens for this user is limited!'],
+    [
+      `${type}_max_token_per_user`,
+      { type },
+      `The number of tokens of type ${type} for this user is limited!`,
+    ],
+    ['max_active_token_per_user', { active: true }, 'The number of active tokens for this user is limited!'],
+    [
+      `${type}_max_active_token_per_user`,
+      { type, active: true },
+      `The number of active tokens of type ${type} for this user is limited!`,
+    ],
+  ];
+  for (const [action, filter, message] of checks) {
+    const limit = await enrollmentLimit(ctx, subject, action);
+    if (limit === undefined) continue;
+    const { n, serials } = await countTokens(ctx, owner, filter);
+    if (serial && serials.includes(serial)) continue;
+    if (n >= limit) throw new PolicyError(message);
+  }
+}
+
+/** require_description: the listed types need a description (unless the token already has one). */
+async function checkDescription(
+  ctx: Context,
+  subject: EnrollmentSubject,
+  type: string,
+  description: string | undefined,
+  serial: string | undefined,
+): Promise<void> {
+  const types = await enrollmentValues(ctx, subject, 'require_description');
+  if (!types.has(type) || description) return;
+  const existing = serial ? await findToken(ctx, serial) : undefined;
+  if (existing?.row.description) return;
+  throw new PolicyError(`Description required for token type ${type}.`);
+}
+
+/** `next_pin_change` after a PIN was set: now (change_pin_on_first_use, admins) or now + change_pin_every. */
+export async function nextPinChange(ctx: Context, subject: EnrollmentSubject): Promise<string | undefined> {
+  const now = ctx.clock();
+  if (ctx.caller.role === 'admin' && (await enrollmentIsSet(ctx, subject, 'change_pin_on_first_use')))
+    return formatMinute(now);
+  const every = await enrollmentValue(ctx, subject, 'change_pin_every');
+  if (every === undefined) return undefined;
+  const ms = parseDuration(every);
+  if (ms === null) {
+    ctx.log.warn({ value: every }, 'change_pin_every is not a duration like 90d; ignored');
+    return undefined;
+  }
+  return formatMinute(new Date(now.getTime() + ms));
+}
+
+/** The target of the admin/user-scope checks for an owner (users: themselves). */
+export function targetOfOwner(owner: ResolvedUser | undefined, realm?: string): Target {
+  return owner ? { user: `${owner.login}@${owner.realm}`, resolver: owner.resolver } : { realm };
+}
+
+/** `{givenname}` / `{surname}` of a label or issuer from the owner's attributes. */
+function withNames(text: string, owner: ResolvedUser | undefined): string {
+  const attr = (k: string) => {
+    const v = owner?.info[k];
+    return typeof v === 'string' ? v : '';
+  };
+  return text.replace(/\{givenname\}/g, attr('givenname')).replace(/\{surname\}/g, attr('surname'));
+}
+
+/** The types whose enrollment can be verified with an OTP value (verify_enrollment). */
+const VERIFIABLE = new Set(['hotp', 'totp']);
+const VERIFY_MESSAGE = 'Please enter a valid OTP value of the new token.';
+
+/**
+ * The second step of a verified enrollment (`serial` + `verify=<OTP>`): a valid value of the new
+ * token (consumed) ends the rollout state `verify`; the token is then `enrolled`.
+ */
+async function verifyEnrollment(
+  ctx: Context,
+  serial: string | undefined,
+  otp: string,
+  owner: ResolvedUser | undefined,
+): Promise<InitResult> {
+  if (!serial) throw ParameterError.missing('serial');
+  const t = await findToken(ctx, serial);
+  if (!t) throw new ResourceNotFoundError(`The requested token could not be found.`);
+  if (
+    ctx.caller.role === 'user' &&
+    !(owner && t.owner?.userId === owner.userid && t.owner.resolver === owner.resolver)
+  )
+    throw new PolicyError('User actions are defined, but the action enroll is not allowed!');
+  if (t.row.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, 1007);
+  if (t.row.rollout_state !== 'verify')
+    throw new ParameterError(`The token ${serial} is not waiting for the verification of its enrollment.`);
+  const match = t.type.checkOtp(tokenState(ctx, t), otp, ctx.clock());
+  if (!match || !(await consumeOtp(ctx, t, match.newCount)))
+    throw new ParameterError('Verification of the new token failed.');
+  await ctx.store.db.transaction().execute(async (trx) => {
+    await trx.updateTable('token').set({ rollout_state: 'enrolled' }).where('id', '=', t.row.id).execute();
+    if (match.info) await setTokenInfo(ctx, trx, t.row.id, match.info);
+  });
+  return { serial, detail: { serial, rollout_state: 'enrolled' } };
+}
+
 /** POST /token/init: creates a token, or re-keys an existing one of the same type. */
-export async function initToken(ctx: Context, params: Readonly<Record<string, string>>): Promise<InitResult> {
+export async function initToken(ctx: Context, given: Readonly<Record<string, string>>): Promise<InitResult> {
+  const params: Record<string, string> = { ...given };
   const typeName = params.type || 'hotp';
   const type = findTokenType(typeName);
   if (!type) throw new TokenAdminError(`init token failed. Unknown token type: ${typeName}`, 1610);
   const owner = await ownerOf(ctx, params);
-  const target: Target = owner
-    ? { user: `${owner.login}@${owner.realm}`, resolver: owner.resolver }
-    : { realm: params.realm };
+  const subject: EnrollmentSubject = { owner, realm: params.realm };
+  const target = targetOfOwner(owner, params.realm);
+  await checkTokenLimits(ctx, owner, params.realm, type.type, params.serial || undefined);
+  await checkDescription(ctx, subject, type.type, params.description, params.serial || undefined);
   await allow(ctx, type.enrollAction, target);
+  if (params.verify) return verifyEnrollment(ctx, params.serial, params.verify, owner);
+  for (const k of ['tokenlabel', 'tokenissuer']) {
+    const v = await enrollmentValue(ctx, subject, k, true);
+    if (v !== undefined) params[k] = v;
+    if (params[k] !== undefined) params[k] = withNames(params[k], owner);
+  }
   if (params.pin && !(await isAllowed(ctx, 'enrollpin', target))) {
     throw new PolicyError("Setting a PIN is not allowed due to missing 'enrollpin' right.");
+  }
+  const randomLength = Number.parseInt((await enrollmentValue(ctx, subject, 'otp_pin_random')) ?? '', 10);
+  if (Number.isInteger(randomLength) && randomLength > 0)
+    params.pin = randomPin(randomLength, (await actionValue(ctx, 'otp_pin_contents', target)) ?? '');
+  if (params.pin) await checkPinPolicy(ctx, params.pin, target);
+  if (type.type === 'hotp' || type.type === 'totp') {
+    const defaults: [string, string][] = [
+      ['hashlib', `${type.type}_hashlib`],
+      ['otplen', `${type.type}_otplen`],
+      ...(type.type === 'totp' ? ([['timeStep', 'totp_timestep']] as [string, string][]) : []),
+    ];
+    for (const [param, action] of defaults) {
+      if (params[param]) continue;
+      const v = await actionValue(ctx, action, target);
+      if (v !== undefined) params[param] = v;
+    }
   }
   if (params.realm && !owner && !(await realmExists(ctx, params.realm))) {
     throw new ParameterError(`The realm '${params.realm}' does not exist.`);
@@ -116,6 +305,14 @@ export async function initToken(ctx: Context, params: Readonly<Record<string, st
     now,
   });
   const pin = await pinHash(params.pin);
+  const pinChange = await nextPinChange(ctx, subject);
+  if (!enrollment.rolloutState && VERIFIABLE.has(type.type)) {
+    const listed = await enrollmentValues(ctx, subject, 'verify_enrollment');
+    if (listed.has(type.type)) {
+      enrollment.rolloutState = 'verify';
+      enrollment.detail = { ...enrollment.detail, verify: { message: VERIFY_MESSAGE } };
+    }
+  }
   await ctx.store.db.transaction().execute(async (trx) => {
     const existing = await trx
       .selectFrom('token')
@@ -136,7 +333,7 @@ export async function initToken(ctx: Context, params: Readonly<Record<string, st
     }
     const values = {
       tokentype: type.type,
-      description: (params.description ?? existing?.description ?? '').slice(0, 80),
+      description: (params.description ?? enrollment.description ?? existing?.description ?? '').slice(0, 80),
       otplen: enrollment.otplen ?? intSetting(settings, 'DefaultOtpLen', 6),
       key_enc: sealKey(ctx, enrollment.key),
       rollout_state: enrollment.rolloutState ?? '',
@@ -171,7 +368,10 @@ export async function initToken(ctx: Context, params: Readonly<Record<string, st
         .id;
       await setTokenInfo(ctx, trx, id, { tokenkind: 'software', creation_date: isoSeconds(now) });
     }
-    await setTokenInfo(ctx, trx, id, enrollment.info);
+    await setTokenInfo(ctx, trx, id, {
+      ...enrollment.info,
+      ...(pinChange !== undefined ? { next_pin_change: pinChange } : {}),
+    });
     if (owner) await setTokenOwner(trx, id, ownerRecord(owner));
     else if (params.realm) await setTokenRealms(trx, id, [params.realm]);
   });

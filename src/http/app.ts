@@ -13,6 +13,7 @@ import type { FileReply, RequestState } from './route.ts';
 import { routeTable } from './route.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
+import { clientRoutes } from './routes/client.ts';
 import { healthRoutes } from './routes/healthz.ts';
 import { policyRoutes } from './routes/policy.ts';
 import { realmRoutes } from './routes/realm.ts';
@@ -40,6 +41,7 @@ export function createApp(rt: Runtime): Koa {
     tokenLoadRoutes,
     tokenRoutes,
     validateRoutes,
+    clientRoutes,
   ])
     mount(table);
   const signer = rt.config.security.signResponses ? rt.keys.signer : undefined;

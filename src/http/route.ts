@@ -35,6 +35,8 @@ export interface ApiCall {
   params: Params;
   audit: AuditEntry;
   client: string;
+  /** Request headers, names in lower case. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
   caller: Caller | undefined;
   /** The service context of the authenticated caller. */
   context(): Context;
@@ -142,6 +144,7 @@ export function routeTable(router: Router, rt: Runtime): RouteTable {
               params,
               audit,
               client: state.client,
+              headers: koa.headers,
               caller,
               context: () => {
                 if (!caller) throw new Error('route without roles asked for a caller context');

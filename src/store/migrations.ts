@@ -228,6 +228,23 @@ const MIGRATIONS: Record<string, { up: Build }> = {
       await db.schema.createIndex('challenge_serial').on('challenge').column('serial').execute();
     },
   },
+  '0006_clients': {
+    async up(db, dialect) {
+      // One row per client address, user-agent name and node: /validate/check updates lastseen.
+      await createTable(db, dialect, 'clients')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('ip', 'varchar(64)', (c) => c.notNull())
+        .addColumn('hostname', 'varchar(255)', (c) => c.notNull())
+        .addColumn('clienttype', 'varchar(255)', (c) => c.notNull())
+        .addColumn('user_agent', 'varchar(1000)', (c) => c.notNull())
+        .addColumn('node', 'varchar(255)', (c) => c.notNull())
+        .addColumn('lastseen', 'varchar(32)', (c) => c.notNull())
+        .addUniqueConstraint('clients_ip_type_node', ['ip', 'clienttype', 'node'])
+        .execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -179,6 +179,21 @@ export interface ChallengeTable {
   otp_valid: number;
 }
 
+/** A client application seen by /validate/check (GET /client/). */
+export interface ClientsTable {
+  id: Generated<number>;
+  ip: string;
+  /** '' when unknown (no reverse lookup is done). */
+  hostname: string;
+  /** The user-agent name: `PAM`, `privacyidea-cp`, … ('unknown' without a User-Agent). */
+  clienttype: string;
+  /** The full User-Agent header. */
+  user_agent: string;
+  node: string;
+  /** ISO-8601 UTC. */
+  lastseen: string;
+}
+
 export interface Database {
   admin: AdminTable;
   config: ConfigTable;
@@ -195,4 +210,5 @@ export interface Database {
   tokenrealm: TokenRealmTable;
   tokenowner: TokenOwnerTable;
   challenge: ChallengeTable;
+  clients: ClientsTable;
 }

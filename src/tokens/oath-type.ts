@@ -26,6 +26,23 @@ function decodeBase32Check(text: string): Buffer {
   return key;
 }
 
+/** Python's urllib quote (safe `/`): what privacyIDEA applies to the label and issuer. */
+function pyQuote(text: string): string {
+  return encodeURIComponent(text)
+    .replace(/%2F/g, '/')
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** The `tokenlabel` / `tokenissuer` placeholders: `<s>`, `<u>`, `<r>`, `{serial}`, `{user}`, `{realm}`. */
+function fillIn(text: string, req: EnrollRequest): string {
+  const user = req.user?.login ?? '';
+  const realm = req.user?.realm ?? '';
+  return text
+    .replace(/<s>|\{serial\}/g, req.serial)
+    .replace(/<u>|\{user\}/g, user)
+    .replace(/<r>|\{realm\}/g, realm);
+}
+
 async function withQr(description: string, value: string): Promise<Record<string, string>> {
   return { description, value, img: await QRCode.toDataURL(value) };
 }
@@ -57,8 +74,11 @@ export abstract class OathTokenType extends TokenType {
       key = randomBytes(size);
     }
     const info = { hashlib, ...this.enrollInfo(req) };
-    const label = encodeURIComponent(req.serial);
     const secret = base32Encode(key);
+    // The label is cut so that the URI stays short enough for QR codes (privacyIDEA's budget).
+    const budget = 180 - `otpauth://${this.type}/?secret=${secret}&counter=1`.length;
+    const label = pyQuote(fillIn(p.tokenlabel || '<s>', req).slice(0, Math.max(budget, 0)));
+    const issuer = fillIn(p.tokenissuer || 'privacyIDEA', req);
     const query: [string, string][] = [['secret', secret]];
     if (this.type === 'hotp') query.push(['counter', '1']);
     if (hashlib !== 'sha1') query.push(['algorithm', hashlib.toUpperCase()]);
@@ -66,10 +86,10 @@ export abstract class OathTokenType extends TokenType {
     query.push(
       ['digits', String(otplen)],
       ['creator', 'privacyidea'],
-      ['issuer', 'privacyIDEA'],
+      ['issuer', issuer],
       ['serial', req.serial],
     );
-    const otpauth = `otpauth://${this.type}/${label}?${query.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`;
+    const otpauth = `otpauth://${this.type}/${label}?${query.map(([k, v]) => `${k}=${k === 'issuer' ? pyQuote(v) : encodeURIComponent(v)}`).join('&')}`;
     const oathurl = `oathtoken:///addToken?name=${encodeURIComponent(req.serial)}&lockdown=true&key=${key.toString('hex')}`;
     return {
       key,

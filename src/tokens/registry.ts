@@ -3,11 +3,20 @@
 // policy scope.
 import { TokenAdminError } from '../core/errors.ts';
 import { registerDynamicActions } from '../policy/definitions.ts';
+import { ApplspecType } from './applspec.ts';
+import { DaypasswordType } from './daypassword.ts';
 import { HotpType } from './hotp.ts';
+import { IndexedSecretType } from './indexedsecret.ts';
+import { MotpType } from './motp.ts';
+import { PaperType } from './paper.ts';
 import { PwType, RegistrationType } from './password-type.ts';
+import { QuestionType } from './question.ts';
 import { SpassType } from './spass.ts';
+import { SshkeyType } from './sshkey.ts';
+import { TanType } from './tan.ts';
 import type { TokenType } from './token-type.ts';
 import { TotpType } from './totp.ts';
+import { YubikeyType } from './yubikey.ts';
 
 const TYPES: readonly TokenType[] = [
   new HotpType(),
@@ -15,6 +24,15 @@ const TYPES: readonly TokenType[] = [
   new SpassType(),
   new PwType(),
   new RegistrationType(),
+  new ApplspecType(),
+  new DaypasswordType(),
+  new MotpType(),
+  new SshkeyType(),
+  new QuestionType(),
+  new PaperType(),
+  new YubikeyType(),
+  new TanType(),
+  new IndexedSecretType(),
 ];
 
 const BY_NAME = new Map(TYPES.map((t) => [t.type, t]));

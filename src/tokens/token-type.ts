@@ -27,6 +27,27 @@ export interface OtpMatch {
   newCount: number;
   /** Tokeninfo to write (e.g. TOTP's learned timeShift). */
   info?: Record<string, string>;
+  /**
+   * The secret to store instead of the current one (tan: the TANs left). The store writes it in
+   * the same compare-and-set as `newCount`, so a value consumed by one request is gone for all.
+   */
+  newKey?: Buffer;
+}
+
+/** What a challenge request passes to a type (reference 4.3). */
+export interface ChallengeOptions {
+  /** The value of an authentication-scope policy action for the request (`indexedsecret_count`). */
+  policy(action: string): string | undefined;
+}
+
+/** The type-specific part of a challenge. */
+export interface ChallengeSpec {
+  /** The message; undefined keeps `challenge_text` or the type's `challengeMessage`. */
+  message?: string;
+  /** Stored in the challenge row's `data` and given back to `checkResponse`. */
+  data?: string;
+  /** Extra keys of the multi_challenge entry (e.g. `attributes`). */
+  extra?: Record<string, unknown>;
 }
 
 /** System-wide settings a type may read (system config with privacyIDEA's defaults applied). */
@@ -54,6 +75,14 @@ export interface Enrollment {
   /** Type-specific detail of the /token/init answer (otpkey, googleurl, password, …). */
   detail: Record<string, unknown>;
   rolloutState?: string;
+  /** The description to store when the request gives none (sshkey: the key's comment). */
+  description?: string;
+}
+
+/** What an authentication request tells a type deciding whether the token takes part. */
+export interface AuthRequestInfo {
+  /** The request's `service_id` parameter. */
+  serviceId?: string | undefined;
 }
 
 export abstract class TokenType {
@@ -81,6 +110,24 @@ export abstract class TokenType {
 
   /** Checks the OTP part of a password; null when it does not match. */
   abstract checkOtp(token: TokenState, otp: string, now: Date): OtpMatch | null;
+
+  /** Builds the type-specific part of a challenge for a PIN-only request; default: none. */
+  challenge(_token: TokenState, _opts: ChallengeOptions): ChallengeSpec {
+    return {};
+  }
+
+  /**
+   * Checks the answer to a challenge whose row carries `data` (from `challenge`); default: the
+   * answer is an OTP.
+   */
+  checkResponse(token: TokenState, response: string, _data: string, now: Date): OtpMatch | null {
+    return this.checkOtp(token, response, now);
+  }
+
+  /** Whether the token takes part in an authentication request at all (applspec: its service). */
+  useForAuthentication(_token: TokenState, _request: AuthRequestInfo): boolean {
+    return true;
+  }
 
   /** The OTP the token gave last, for privacyIDEA's "previous otp used again" message. */
   previousOtp(_token: TokenState, _now: Date): string | undefined {

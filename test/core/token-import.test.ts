@@ -470,13 +470,13 @@ describe.each(testDialects())('importTokens on %s', (dialect) => {
     expect(tokenState(t.rt, x1).key().toString('hex')).toBe(SEED);
   });
 
-  it('counts yubikey tokens as not imported: authsrv has no yubikey type', async () => {
+  it('imports Yubico OTP lines as yubikey tokens (otplen = 32 + public id)', async () => {
     const r = await importTokens(t.ctx, {
       type: 'yubikeycsv',
       content: '508327,cccccccccccc,83cebdfb7b93,a47c5bf9c152202f577be6721c0113af,,2013-12-12T08:43:17,\n',
     });
-    expect(r).toMatchObject({ n_imported: 0, n_not_imported: 1 });
-    expect(r.notImported[0]!.reason).toBe('authsrv has no yubikey token type');
+    expect(r).toMatchObject({ n_imported: 1, n_not_imported: 0 });
+    expect((await findToken(t.rt, 'UBAM508327_X'))!.row).toMatchObject({ tokentype: 'yubikey', otplen: 44 });
   });
 
   it('imports an encrypted PSKC file; unknown realms are an error', async () => {

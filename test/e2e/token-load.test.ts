@@ -190,13 +190,21 @@ describe.each(testDialects())('POST /token/load on %s', (dialect) => {
     );
   });
 
-  it('Yubikey CSV: OATH-HOTP lines are imported, Yubico OTP lines are not (no yubikey type)', async () => {
+  it('Yubikey CSV: OATH-HOTP lines become hotp tokens, Yubico OTP lines yubikey tokens', async () => {
     const file = [
       'Yubico OTP,12/11/2013 11:10,1,vvgutbiedkvi,ab86c04de6a3,d26a7c0f85fdda28bd816e406342b214,,,0,0,0,0,0,0,0,0,0,0',
       `508326,,0,${SEED},,2013-12-12T08:41:07,`,
     ].join('\n');
-    expect(ok(await load(file, { type: 'Yubikey CSV' }))).toEqual({ n_imported: 1, n_not_imported: 1 });
+    expect(ok(await load(file, { type: 'Yubikey CSV' }))).toEqual({ n_imported: 2, n_not_imported: 0 });
     expect(await get('UBOM508326_X')).toMatchObject({ tokentype: 'hotp', otplen: 6 });
+    const yubi = (
+      await s.rt.store.db
+        .selectFrom('token')
+        .select(['serial', 'tokentype', 'otplen'])
+        .where('tokentype', '=', 'yubikey')
+        .execute()
+    )[0];
+    expect(yubi).toMatchObject({ otplen: 44 });
   });
 
   it('empty file → ERR905, unknown type → ERR301, missing type → ERR905', async () => {

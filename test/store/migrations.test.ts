@@ -28,6 +28,7 @@ const ALL_MIGRATIONS = [
   '0003_policies',
   '0004_policy_version',
   '0005_tokens',
+  '0006_clients',
 ];
 
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
@@ -49,6 +50,7 @@ const TABLES = [
   'tokenrealm',
   'tokenowner',
   'challenge',
+  'clients',
 ];
 const silent = pino({ level: 'silent' });
 

@@ -157,9 +157,21 @@ describe('RegistrationType', () => {
 });
 
 describe('registry', () => {
-  it('lists hotp, totp, spass, pw and registration', () => {
-    expect(tokenTypes().map((t) => t.type)).toEqual(['hotp', 'totp', 'spass', 'pw', 'registration']);
-    expect(tokenTypes().map((t) => t.prefix)).toEqual(['OATH', 'TOTP', 'PISP', 'PW', 'REG']);
+  it('lists the registered types with their prefixes', () => {
+    const prefixes = Object.fromEntries(tokenTypes().map((t) => [t.type, t.prefix]));
+    expect(prefixes).toMatchObject({
+      hotp: 'OATH',
+      totp: 'TOTP',
+      spass: 'PISP',
+      pw: 'PW',
+      registration: 'REG',
+      applspec: 'ASPW',
+      daypassword: 'DYPW',
+      motp: 'PIMO',
+      sshkey: 'SSHK',
+      question: 'QUST',
+    });
+    expect(new Set(tokenTypes().map((t) => t.type)).size).toBe(tokenTypes().length);
   });
 
   it('finds types case-insensitively, with hmac as an alias of hotp', () => {
@@ -178,7 +190,7 @@ describe('registry', () => {
     expect(() => tokenType('foo')).toThrow(TokenAdminError);
     expect(() => tokenType('foo')).toThrow("Unknown token type 'foo'");
     try {
-      tokenType('motp');
+      tokenType('nosuchtype');
       expect.unreachable();
     } catch (e) {
       expect((e as TokenAdminError).code).toBe(1610);
@@ -199,7 +211,7 @@ describe('registry', () => {
     }
     expect(actionDef('admin', 'enrollHOTP')?.description).toBe('Enroll HOTP: Event based One Time Passwords');
     expect(actionDef('admin', 'enrollHMAC')).toBeUndefined();
-    expect(actionDef('admin', 'enrollMOTP')).toBeUndefined();
+    expect(actionDef('admin', 'enrollNOSUCHTYPE')).toBeUndefined();
     expect(actionDef('authentication', 'enrollHOTP')).toBeUndefined();
   });
 });

@@ -1,24 +1,29 @@
 // /token (reference 3.3–3.5). Rights that depend on the token (its owner and realms) are checked
 // in the services for every selected token (check_token_action), so most routes declare none here.
-// Fixed paths (challenges, info, realm) are declared before /token/:serial.
+// Fixed paths (challenges, info, realm, lost, getserial) are declared before /token/:serial.
 import { ParameterError } from '../../core/errors.ts';
 import { initToken, listTokens, type Selection } from '../../core/token.ts';
 import {
   assignToken,
+  copyPin,
+  copyUser,
   deleteExpiredChallenges,
   deleteInfoOfToken,
   deleteTokens,
   enableTokens,
   listChallenges,
+  lostToken,
   nameList,
   resetTokens,
   resyncToken,
   revokeTokens,
   SETTABLE,
   type Settable,
+  serialByOtp,
   setDescriptions,
   setInfoOfToken,
   setPins,
+  setRandomPins,
   setRealmsOfToken,
   setTokenAttributes,
   tokensCsv,
@@ -119,6 +124,39 @@ export function tokenRoutes(r: RouteTable): void {
   r.add('post', both('/token/setpin'), anyRoleRoute(null), async (call) => ({
     value: await setPins(call.context(), audited(call), call.params.str('otppin')),
   }));
+  r.add('post', both('/token/setrandompin'), anyRoleRoute(null), async (call) => {
+    const { count, pin } = await setRandomPins(call.context(), audited(call));
+    return { value: count, detail: { pin } };
+  });
+  r.add('post', '/token/copypin', adminRoute('copytokenpin'), async ({ params, context, audit }) => {
+    audit.serial = params.str('to') ?? '';
+    audit.info = `from ${params.str('from') ?? ''}`;
+    return { value: await copyPin(context(), params.str('from'), params.str('to')) };
+  });
+  r.add('post', '/token/copyuser', adminRoute('copytokenuser'), async ({ params, context, audit }) => {
+    audit.serial = params.str('to') ?? '';
+    audit.info = `from ${params.str('from') ?? ''}`;
+    return { value: await copyUser(context(), params.str('from'), params.str('to')) };
+  });
+  r.add('post', '/token/lost/:serial', anyRoleRoute(null), async ({ params, context, audit }) => {
+    const serial = params.required('serial');
+    audit.serial = serial;
+    return { value: await lostToken(context(), serial) };
+  });
+  r.add('get', '/token/getserial/:otp', adminRoute('getserial'), async ({ params, context, audit }) => {
+    const window = intParam(params, 'window');
+    const result = await serialByOtp(context(), params.required('otp'), {
+      type: params.str('type') || undefined,
+      serial: params.str('serial') || undefined,
+      assigned: params.bool('assigned'),
+      unassigned: params.bool('unassigned'),
+      countOnly: params.bool('count'),
+      ...(window !== undefined ? { window } : {}),
+    });
+    audit.serial = result.serial ?? '';
+    audit.info = `get ${result.serial} (${result.count})`;
+    return { value: result };
+  });
   r.add('post', both('/token/description'), anyRoleRoute(null), async (call) => ({
     value: await setDescriptions(call.context(), audited(call), call.params.str('description')),
   }));

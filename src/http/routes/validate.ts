@@ -3,19 +3,55 @@
 // result.authentication.
 import type { AuditEntry } from '../../core/audit.ts';
 import { pollTransaction } from '../../core/challenge.ts';
+import { recordClient } from '../../core/client.ts';
+import type { Runtime } from '../../core/context.ts';
 import { ParameterError } from '../../core/errors.ts';
 import {
   type CheckAudit,
   type CheckInput,
   check,
+  checkApiKey,
   samlAttributes,
   triggerChallenge,
 } from '../../core/validate.ts';
 import type { Params } from '../params.ts';
 import { adminRoute, type RouteTable } from '../route.ts';
 
+/**
+ * The User-Agent as far as a handler sees it: the audit entry's product and version (the route
+ * table does not hand handlers the request headers).
+ */
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+function header(headers: Headers, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v || undefined;
+}
+
+/** The whole User-Agent string, as the client table keeps it. */
+function userAgentOf(headers: Headers): string | undefined {
+  return header(headers, 'user-agent');
+}
+
+/** The raw JWT for api_key_required: PI-Authorization, then Authorization. */
+function authorizationOf(headers: Headers): string | undefined {
+  return header(headers, 'pi-authorization') ?? header(headers, 'authorization');
+}
+
 /** The input of a check; the audit names the user and serial asked for even when the check fails. */
-function checkInput(params: Params, client: string, audit: AuditEntry): CheckInput {
+async function checkInput(
+  rt: Runtime,
+  params: Params,
+  client: string,
+  audit: AuditEntry,
+  headers: Headers,
+): Promise<CheckInput> {
+  // Every check records its client, also one that fails (privacyIDEA saves it before the check).
+  try {
+    await recordClient(rt, { ip: client, userAgent: userAgentOf(headers) });
+  } catch (e) {
+    rt.log.warn({ err: e }, 'client application could not be recorded');
+  }
   audit.user = params.str('user') ?? '';
   audit.serial = params.str('serial') ?? '';
   return {
@@ -27,6 +63,7 @@ function checkInput(params: Params, client: string, audit: AuditEntry): CheckInp
     type: params.str('type'),
     otponly: params.bool('otponly'),
     client,
+    apiKey: { authorization: authorizationOf(headers) },
   };
 }
 
@@ -42,21 +79,21 @@ function recordAudit(audit: AuditEntry, a: CheckAudit): void {
 export function validateRoutes(r: RouteTable): void {
   const methods: ('get' | 'post')[] = ['get', 'post'];
 
-  r.add(methods, '/validate/check', {}, async ({ rt, params, audit, client }) => {
-    const res = await check(rt, checkInput(params, client, audit));
+  r.add(methods, '/validate/check', {}, async ({ rt, params, audit, client, headers }) => {
+    const res = await check(rt, await checkInput(rt, params, client, audit, headers));
     recordAudit(audit, res.audit);
     return { rid: 2, value: res.value, detail: res.detail };
   });
 
-  r.add(methods, '/validate/samlcheck', {}, async ({ rt, params, audit, client }) => {
-    const res = await check(rt, checkInput(params, client, audit));
+  r.add(methods, '/validate/samlcheck', {}, async ({ rt, params, audit, client, headers }) => {
+    const res = await check(rt, await checkInput(rt, params, client, audit, headers));
     recordAudit(audit, res.audit);
     const attributes = await samlAttributes(rt, res);
     return { rid: 2, value: { auth: res.value, attributes }, detail: res.detail };
   });
 
-  r.add(methods, '/validate/radiuscheck', {}, async ({ rt, params, audit, client, setStatus }) => {
-    const res = await check(rt, checkInput(params, client, audit));
+  r.add(methods, '/validate/radiuscheck', {}, async ({ rt, params, audit, client, headers, setStatus }) => {
+    const res = await check(rt, await checkInput(rt, params, client, audit, headers));
     recordAudit(audit, res.audit);
     const challenge = Array.isArray(res.detail?.multi_challenge) && res.detail.multi_challenge.length > 0;
     audit.authentication = res.value ? 'ACCEPT' : challenge ? 'CHALLENGE' : 'REJECT';
@@ -84,9 +121,10 @@ export function validateRoutes(r: RouteTable): void {
     'get',
     ['/validate/polltransaction', '/validate/polltransaction/:transaction_id'],
     {},
-    async ({ rt, params, audit }) => {
+    async ({ rt, params, audit, client, headers }) => {
       const tid = params.str('transaction_id');
       if (!tid) throw ParameterError.missing('transaction_id');
+      await checkApiKey(rt, client, authorizationOf(headers));
       const answered = await pollTransaction(rt, tid);
       audit.info = `transaction_id: ${tid}`;
       return { rid: 2, value: answered, detail: { challenge_status: answered ? 'accept' : 'pending' } };

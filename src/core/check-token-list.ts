@@ -1,0 +1,283 @@
+// check_token_list (reference 4.2.2): which of the candidate tokens a pass authenticates, asks a
+// challenge of, or answers a challenge of, with the side effects on counters and the exact
+// messages. The OTP itself is checked by the token type: search for `checkOtp`.
+
+import type { OtpMatch } from '../tokens/token-type.ts';
+import { challengesOf, deleteTransaction, isValid } from './challenge.ts';
+import type { Runtime } from './context.ts';
+import { TokenAdminError } from './errors.ts';
+import { configFlag } from './system-config.ts';
+import {
+  bumpInfoCounterRacing,
+  consumeOtp,
+  deleteTokenRows,
+  incFailcount,
+  type LoadedToken,
+  pinMatches,
+  setTokenInfoRacing,
+  tokenState,
+} from './token-store.ts';
+import type { ResolvedUser } from './user.ts';
+import { challengeDetail, createChallenges } from './validate-challenges.ts';
+import type { Detail, RequestPolicies } from './validate-policies.ts';
+
+export interface ListOptions {
+  pass: string;
+  transactionId: string | undefined;
+  otponly: boolean;
+  user: ResolvedUser | undefined;
+  pol: RequestPolicies;
+  /** force_challenge_response: PIN+OTP in one step never authenticates. */
+  forceChallenge?: boolean;
+}
+
+export interface ListResult {
+  value: boolean;
+  detail: Detail;
+  /** The token that decided the result, for the audit and the authorization post-checks. */
+  token?: LoadedToken;
+}
+
+/** Why a token cannot be used now, or undefined (check_all). */
+export function unusable(t: LoadedToken): string | undefined {
+  const max = (k: string) => Number.parseInt(t.info[k] ?? '0', 10) || 0;
+  const count = (k: string) => Number.parseInt(t.info[k] ?? '0', 10) || 0;
+  if (
+    (max('count_auth_max') > 0 && count('count_auth') >= max('count_auth_max')) ||
+    (max('count_auth_success_max') > 0 && count('count_auth_success') >= max('count_auth_success_max'))
+  )
+    return 'Authentication counter exceeded';
+  if (Number(t.row.active) !== 1) return 'Token is disabled';
+  if (t.row.failcount >= t.row.maxfail) return 'Failcounter exceeded';
+  if (t.row.rollout_state === 'clientwait' || t.row.rollout_state === 'verify')
+    return 'Token is not yet enrolled';
+  return undefined;
+}
+
+/** The PIN check under the otppin policy (reference 4.5). */
+async function pinOk(t: LoadedToken, pin: string, o: ListOptions): Promise<boolean> {
+  const mode = o.pol.value('authentication', 'otppin') ?? 'tokenpin';
+  if (mode === 'none') return pin === '';
+  if (mode === 'userstore') {
+    const u = o.user;
+    if (!u) return false;
+    try {
+      return await u.store.checkPassword(u.info, pin);
+    } catch {
+      return false;
+    }
+  }
+  return pinMatches(t, pin);
+}
+
+function splitPass(
+  t: LoadedToken,
+  pass: string,
+  prependPin: boolean,
+): { pin: string; otp: string } | undefined {
+  if (!t.type.hasOtp) return { pin: pass, otp: '' };
+  const n = t.row.otplen;
+  if (pass.length < n) return undefined;
+  return prependPin
+    ? { pin: pass.slice(0, pass.length - n), otp: pass.slice(pass.length - n) }
+    : { pin: pass.slice(n), otp: pass.slice(0, n) };
+}
+
+function tokenDetail(t: LoadedToken): Detail {
+  return { serial: t.row.serial, type: t.type.type, otplen: t.row.otplen };
+}
+
+async function countAuth(rt: Runtime, t: LoadedToken, success: boolean, noCounter: boolean): Promise<void> {
+  if (noCounter) return;
+  await bumpInfoCounterRacing(rt, t, 'count_auth');
+  if (success) await bumpInfoCounterRacing(rt, t, 'count_auth_success');
+}
+
+/** The bookkeeping of a token that authenticated (the counter was already consumed). */
+async function succeeded(
+  rt: Runtime,
+  t: LoadedToken,
+  info: Record<string, string> | undefined,
+  noCounter: boolean,
+) {
+  if (t.type.singleUse) {
+    await deleteTokenRows(rt.store.db, t);
+    return;
+  }
+  if (info && Object.keys(info).length > 0) await setTokenInfoRacing(rt, t.row.id, info);
+  await countAuth(rt, t, true, noCounter);
+}
+
+function weight(t: LoadedToken): number {
+  return t.type.type === 'push' ? 1000 : t.type.type.charCodeAt(0);
+}
+
+export async function checkTokenList(
+  rt: Runtime,
+  candidates: readonly LoadedToken[],
+  o: ListOptions,
+): Promise<ListResult> {
+  const live = candidates.filter((t) => Number(t.row.revoked) !== 1);
+  if (live.length === 0)
+    throw new TokenAdminError('This action is not possible, since the token is locked', 1007);
+  const disabled = o.pol.values('authentication', 'disabled_token_types').map((v) => v.toLowerCase());
+  const tokens = live.filter((t) => !disabled.includes(t.type.type)).sort((a, b) => weight(a) - weight(b));
+  const now = rt.clock();
+  const noCounter = await configFlag(rt, 'no_auth_counter', false);
+  const prependPin = await configFlag(rt, 'PrependPin', true);
+  const crTypes = o.pol.values('authentication', 'challenge_response').map((v) => v.toLowerCase());
+
+  const reasons: string[] = [];
+  const valid: {
+    t: LoadedToken;
+    newCount: number;
+    newKey?: Buffer | undefined;
+    info?: Record<string, string> | undefined;
+  }[] = [];
+  const pinMatching: { t: LoadedToken; otp: string }[] = [];
+  const invalid: LoadedToken[] = [];
+  const answering: LoadedToken[] = [];
+  const requesting: LoadedToken[] = [];
+  for (const t of tokens) {
+    const why = unusable(t);
+    if (why) {
+      reasons.push(why);
+      continue;
+    }
+    if (o.transactionId) {
+      if ((await challengesOf(rt, o.transactionId, t.row.serial)).length > 0) answering.push(t);
+      else invalid.push(t);
+      continue;
+    }
+    const canRequest =
+      !o.otponly && t.type.challengeCapable && (t.type.challengeAlways || crTypes.includes(t.type.type));
+    if (canRequest && (await pinOk(t, o.pass, o))) {
+      requesting.push(t);
+      continue;
+    }
+    const parts = o.otponly ? { pin: '', otp: o.pass } : splitPass(t, o.pass, prependPin);
+    if (!parts || o.forceChallenge || !(o.otponly || (await pinOk(t, parts.pin, o)))) {
+      invalid.push(t);
+      continue;
+    }
+    // The OTP check of PIN+OTP in one step (the type's checkOtp).
+    const match = t.type.checkOtp(tokenState(rt, t), parts.otp, now);
+    if (match) valid.push({ t, newCount: match.newCount, newKey: match.newKey, info: match.info });
+    else pinMatching.push({ t, otp: parts.otp });
+  }
+
+  // The compare-and-set decides which of concurrent requests carrying one OTP is the one.
+  const accepted: LoadedToken[] = [];
+  for (const v of valid) {
+    if (await consumeOtp(rt, v.t, v.newCount, v.newKey)) {
+      await succeeded(rt, v.t, v.info, noCounter);
+      accepted.push(v.t);
+    } else pinMatching.push({ t: v.t, otp: '' });
+  }
+  if (accepted.length > 0) {
+    if (o.user && o.pol.isSet('authentication', 'reset_all_user_tokens')) {
+      await rt.store.db
+        .updateTable('token')
+        .set({ failcount: 0 })
+        .where(
+          'id',
+          'in',
+          candidates.map((t) => t.row.id),
+        )
+        .execute();
+    }
+    const detail: Detail = { message: `matching ${accepted.length} tokens` };
+    if (accepted.length === 1) Object.assign(detail, tokenDetail(accepted[0]!));
+    else if (new Set(accepted.map((t) => t.type.type)).size > 1) detail.type = 'undetermined';
+    return { value: true, detail, token: accepted.length === 1 ? accepted[0] : undefined };
+  }
+
+  if (answering.length > 0) return answerChallenge(rt, answering, o, noCounter);
+
+  if (requesting.length > 0) {
+    if (o.pol.isSet('authentication', 'increase_failcounter_on_challenge')) {
+      for (const t of requesting) await incFailcount(rt, t, now);
+    }
+    const entries = await createChallenges(rt, requesting, o.pol);
+    return { value: false, detail: challengeDetail(entries), token: requesting.at(-1) };
+  }
+
+  if (pinMatching.length > 0) {
+    for (const { t } of pinMatching) {
+      await incFailcount(rt, t, now);
+      await countAuth(rt, t, false, noCounter);
+    }
+    if (pinMatching.length === 1) {
+      const { t, otp } = pinMatching[0]!;
+      const previous = otp !== '' && t.type.previousOtp(tokenState(rt, t), now) === otp;
+      const message = previous ? 'wrong otp value. previous otp used again' : 'wrong otp value';
+      return { value: false, detail: { message, ...tokenDetail(t) }, token: t };
+    }
+    return { value: false, detail: { message: 'wrong otp value' } };
+  }
+
+  if (invalid.length > 0) {
+    if (await configFlag(rt, 'IncFailCountOnFalsePin', true)) {
+      for (const t of invalid) {
+        await incFailcount(rt, t, now);
+        await countAuth(rt, t, false, noCounter);
+      }
+    }
+    return {
+      value: false,
+      detail: { message: 'wrong otp pin' },
+      token: invalid.length === 1 ? invalid[0] : undefined,
+    };
+  }
+
+  if (reasons.length > 0) {
+    const token = tokens.length === 1 ? tokens[0] : undefined;
+    return { value: false, detail: { message: [...new Set(reasons)].join(', ') }, token };
+  }
+  return { value: false, detail: { message: 'No suitable token found for authentication.' } };
+}
+
+/** The challenge-response list: the pass is the answer to a challenge of the transaction. */
+async function answerChallenge(
+  rt: Runtime,
+  tokens: readonly LoadedToken[],
+  o: ListOptions,
+  noCounter: boolean,
+): Promise<ListResult> {
+  const now = rt.clock();
+  const tid = o.transactionId!;
+  for (const t of tokens) {
+    const live = (await challengesOf(rt, tid, t.row.serial)).filter((c) => isValid(c, now));
+    if (live.length === 0) continue;
+    const answeredOutOfBand = o.pass === '' && live.some((c) => Number(c.otp_valid) === 1);
+    let ok = answeredOutOfBand;
+    let info: Record<string, string> | undefined;
+    if (!ok) {
+      // The check of a challenge answer (the type's checkResponse, by default its checkOtp),
+      // against what each live challenge of the token asked.
+      const state = tokenState(rt, t);
+      let match: OtpMatch | null = null;
+      for (const c of live) {
+        match = t.type.checkResponse(state, o.pass, c.data, now);
+        if (match) break;
+      }
+      ok = match !== null && (await consumeOtp(rt, t, match.newCount, match.newKey));
+      info = match?.info ?? undefined;
+    }
+    if (ok) {
+      await succeeded(rt, t, info, noCounter);
+      await deleteTransaction(rt, tid);
+      return { value: true, detail: { message: 'Found matching challenge', ...tokenDetail(t) }, token: t };
+    }
+  }
+  for (const t of tokens) if (t.type.clientMode !== 'poll') await incFailcount(rt, t, now);
+  if (tokens.length === 1) {
+    const t = tokens[0]!;
+    return {
+      value: false,
+      detail: { message: 'Response did not match the challenge.', serial: t.row.serial, type: t.type.type },
+      token: t,
+    };
+  }
+  return { value: false, detail: { message: `Response did not match for ${tokens.length} tokens.` } };
+}

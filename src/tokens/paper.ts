@@ -1,0 +1,57 @@
+// Paper token (reference 3.1, 4.5): an HOTP token whose next values are printed at enrollment.
+// Enrollment and checks are HotpType's (its enrollment detail keeps the otpauth://hotp/ URI, as
+// privacyIDEA's does); this type only adds the printed values. It delegates instead of extending
+// HotpType because HotpType's `type` is the literal 'hotp'.
+import { ParameterError } from '../core/errors.ts';
+import { HotpType } from './hotp.ts';
+import { hotpValue, isHashlib } from './oath.ts';
+import {
+  type Enrollment,
+  type EnrollRequest,
+  type OtpMatch,
+  type TokenState,
+  TokenType,
+} from './token-type.ts';
+
+const DEFAULT_COUNT = 100;
+const MAX_COUNT = 1000;
+
+export class PaperType extends TokenType {
+  readonly type = 'paper';
+  readonly prefix = 'PPR';
+  readonly description = 'PPR: One Time Passwords printed on a sheet of paper.';
+  readonly #hotp = new HotpType();
+
+  /**
+   * As hotp (a seed is generated unless `otpkey` is given), plus `otps` in the detail: the values
+   * of counters 0 … N−1 (counter → value), N from `papertoken_count` (the enrollment policy) or
+   * `papercount`, 100 by default.
+   */
+  async enroll(req: EnrollRequest): Promise<Enrollment> {
+    const countText = req.params.papertoken_count || req.params.papercount || String(DEFAULT_COUNT);
+    const count = Number(countText);
+    if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT)
+      throw new ParameterError(`The number of OTP values must be 1 to ${MAX_COUNT}, not '${countText}'`);
+    const enrollment = await this.#hotp.enroll(req);
+    const key = enrollment.key as Buffer;
+    const otplen = enrollment.otplen ?? 6;
+    const hashlib = enrollment.info.hashlib ?? 'sha1';
+    const otps: Record<string, string> = {};
+    for (let c = 0; c < count; c++)
+      otps[String(c)] = hotpValue(key, c, otplen, isHashlib(hashlib) ? hashlib : 'sha1');
+    return { ...enrollment, detail: { ...enrollment.detail, otps } };
+  }
+
+  checkOtp(token: TokenState, otp: string): OtpMatch | null {
+    return this.#hotp.checkOtp(token, otp);
+  }
+
+  /** Values within the sync window, for resync (reference 4.5). */
+  findInSyncWindow(token: TokenState, otp: string): number {
+    return this.#hotp.findInSyncWindow(token, otp);
+  }
+
+  override previousOtp(token: TokenState): string | undefined {
+    return this.#hotp.previousOtp(token);
+  }
+}

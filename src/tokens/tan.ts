@@ -1,0 +1,98 @@
+// TAN list (reference 3.1, 4.5): one-time values printed on paper and usable in any order. The
+// unused TANs are the token's sealed secret (a JSON list); a check that uses one returns the list
+// without it as the new secret, which the store writes in the compare-and-set of the counter, so
+// a TAN is accepted at most once however many requests carry it.
+import { randomInt } from 'node:crypto';
+import { ParameterError } from '../core/errors.ts';
+import { sameOtp } from './oath.ts';
+import {
+  type Enrollment,
+  type EnrollRequest,
+  type OtpMatch,
+  type TokenState,
+  TokenType,
+} from './token-type.ts';
+
+const DEFAULT_COUNT = 100;
+const MAX_COUNT = 1000;
+
+/** The TANs left on a token (an empty or unreadable secret has none). */
+export function tansOf(token: TokenState): string[] {
+  const key = token.key();
+  if (key.length === 0) return [];
+  try {
+    const list: unknown = JSON.parse(key.toString('utf8'));
+    return Array.isArray(list) ? list.filter((t): t is string => typeof t === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export function encodeTans(tans: readonly string[]): Buffer {
+  return Buffer.from(JSON.stringify(tans), 'utf8');
+}
+
+function randomTans(count: number, digits: number): string[] {
+  const out = new Set<string>();
+  while (out.size < count) {
+    let tan = '';
+    for (let i = 0; i < digits; i++) tan += String(randomInt(10));
+    out.add(tan);
+  }
+  return [...out];
+}
+
+export class TanType extends TokenType {
+  readonly type = 'tan';
+  readonly prefix = 'PITN';
+  readonly description = 'TAN: TANs printed on a sheet of paper.';
+
+  /**
+   * `tans` (separated by spaces or commas; all of one length, which becomes the otplen) or a
+   * generated list of `tantoken_count` (the enrollment policy) or `tancount` TANs of `otplen`
+   * (6 or 8) digits, 100 by default.
+   */
+  async enroll(req: EnrollRequest): Promise<Enrollment> {
+    const p = req.params;
+    let tans: string[];
+    if (p.tans !== undefined) {
+      tans = p.tans.split(/[\s,]+/).filter(Boolean);
+      if (tans.length === 0) throw new ParameterError('The parameter tans contains no TAN');
+      const len = (tans[0] as string).length;
+      if (tans.some((t) => t.length !== len)) throw new ParameterError('All TANs must have the same length');
+      if (len > 64) throw new ParameterError('A TAN must not be longer than 64 characters');
+      if (new Set(tans).size !== tans.length) throw new ParameterError('The TANs must be distinct');
+    } else {
+      const countText = p.tantoken_count || p.tancount || String(DEFAULT_COUNT);
+      const count = Number(countText);
+      if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT)
+        throw new ParameterError(`The number of TANs must be 1 to ${MAX_COUNT}, not '${countText}'`);
+      const otplenText = p.otplen || req.settings.get('DefaultOtpLen') || '6';
+      const digits = Number(otplenText);
+      if (digits !== 6 && digits !== 8)
+        throw new ParameterError(`otplen must be 6 or 8, not '${otplenText}'`);
+      tans = randomTans(count, digits);
+    }
+    return {
+      key: encodeTans(tans),
+      otplen: (tans[0] as string).length,
+      info: {},
+      // privacyIDEA's paper-token detail `otps` (index → value) and the plain list.
+      detail: { tans, otps: Object.fromEntries(tans.map((t, i) => [String(i), t])) },
+    };
+  }
+
+  checkOtp(token: TokenState, otp: string): OtpMatch | null {
+    if (otp.length !== token.otplen) return null;
+    const tans = tansOf(token);
+    let found = -1;
+    // Every TAN is compared, so the time does not tell where (or whether) the value matched.
+    for (const [i, tan] of tans.entries()) if (sameOtp(tan, otp) && found < 0) found = i;
+    if (found < 0) return null;
+    return {
+      counter: found,
+      newCount: token.count + 1,
+      newKey: encodeTans(tans.filter((_, i) => i !== found)),
+    };
+  }
+}

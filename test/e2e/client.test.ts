@@ -1,0 +1,69 @@
+// GET /client/ over HTTP (issue 5; reference 4.1, 8.6; spec "Client endpoint"): every check
+// records its client, listed by client type (the User-Agent's name) with ip, node and lastseen.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localOperator, withCaller } from '../../src/core/context.ts';
+import { setPolicy } from '../../src/core/policy.ts';
+import { testDialects } from '../helpers/dialects.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectServiceError, ok } from '../helpers/user-stores.ts';
+
+describe.each(testDialects())('/client on %s', (dialect) => {
+  let s: TestServer;
+  let admin: string;
+  let now = new Date('2026-03-01T12:00:00Z');
+
+  beforeAll(async () => {
+    s = await startTestServer({ dialect, clock: () => now });
+    admin = await s.adminToken();
+  });
+  afterAll(async () => s?.close());
+
+  /** A check with the given User-Agent (the helper's call always sends Node's own). */
+  const checkAs = async (userAgent: string, path = '/validate/check') => {
+    const res = await fetch(`${s.url}${path}`, {
+      method: 'POST',
+      headers: { 'User-Agent': userAgent, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ user: 'nobody', pass: 'x' }).toString(),
+    });
+    expect(res.status).toBe(200);
+  };
+
+  it('lists the clients of every check by client type, one entry per address and node', async () => {
+    expect(ok(await s.call('GET', '/client/', {}, admin))).toEqual({});
+    await checkAs('PAM/2.1 (linux)');
+    await checkAs('privacyidea-cp/3.6.0 Windows/10');
+    now = new Date('2026-03-01T12:05:00Z');
+    await checkAs('PAM/2.2');
+    await checkAs('SAML', '/validate/samlcheck');
+    const value = ok(await s.call('GET', '/client', {}, admin));
+    expect(Object.keys(value).sort()).toEqual(['PAM', 'SAML', 'privacyidea-cp']);
+    expect(value.PAM).toHaveLength(1);
+    expect(value.PAM[0]).toEqual({
+      hostname: null,
+      ip: expect.stringMatching(/127\.0\.0\.1$/),
+      clienttype: 'PAM',
+      user_agent: 'PAM/2.2',
+      node: 'test-node',
+      lastseen: 'Sun, 01 Mar 2026 12:05:00 GMT',
+    });
+    expect(value['privacyidea-cp'][0]).toMatchObject({
+      user_agent: 'privacyidea-cp/3.6.0 Windows/10',
+      lastseen: 'Sun, 01 Mar 2026 12:00:00 GMT',
+    });
+    expect(value.SAML[0]).toMatchObject({ clienttype: 'SAML', user_agent: 'SAML' });
+    const rows = await s.rt.store.db.selectFrom('clients').selectAll().execute();
+    expect(rows).toHaveLength(3);
+  });
+
+  it('needs the admin right clienttype and an administrator', async () => {
+    expect((await s.call('GET', '/client/')).status).toBe(401);
+    await setPolicy(withCaller(s.rt, localOperator()), 'adm', { scope: 'admin', action: 'tokenlist' });
+    expectServiceError(
+      await s.call('GET', '/client/', {}, admin),
+      303,
+      'Admin actions are defined, but the action clienttype is not allowed!',
+    );
+    await setPolicy(withCaller(s.rt, localOperator()), 'adm', { scope: 'admin', action: 'clienttype' });
+    expect(Object.keys(ok(await s.call('GET', '/client/', {}, admin)))).toContain('PAM');
+  });
+});
