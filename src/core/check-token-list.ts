@@ -2,14 +2,16 @@
 // challenge of, or answers a challenge of, with the side effects on counters and the exact
 // messages. The OTP itself is checked by the token type: search for `checkOtp`.
 
+import { HotpType } from '../tokens/hotp.ts';
 import type { OtpMatch } from '../tokens/token-type.ts';
 import { challengesOf, deleteTransaction, isValid } from './challenge.ts';
 import type { Runtime } from './context.ts';
 import { TokenAdminError } from './errors.ts';
-import { configFlag } from './system-config.ts';
+import { configFlag, configNumber } from './system-config.ts';
 import {
   bumpInfoCounterRacing,
   consumeOtp,
+  deleteTokenInfo,
   deleteTokenRows,
   incFailcount,
   type LoadedToken,
@@ -55,7 +57,7 @@ export function unusable(t: LoadedToken): string | undefined {
 }
 
 /** The PIN check under the otppin policy (reference 4.5). */
-async function pinOk(t: LoadedToken, pin: string, o: ListOptions): Promise<boolean> {
+async function pinOk(rt: Runtime, t: LoadedToken, pin: string, o: ListOptions): Promise<boolean> {
   const mode = o.pol.value('authentication', 'otppin') ?? 'tokenpin';
   if (mode === 'none') return pin === '';
   if (mode === 'userstore') {
@@ -67,10 +69,11 @@ async function pinOk(t: LoadedToken, pin: string, o: ListOptions): Promise<boole
       return false;
     }
   }
-  return pinMatches(t, pin);
+  return pinMatches(t, pin, rt);
 }
 
-function splitPass(
+/** PIN and OTP parts of a password (PrependPin: PIN first); undefined when too short. */
+export function splitPass(
   t: LoadedToken,
   pass: string,
   prependPin: boolean,
@@ -108,6 +111,35 @@ async function succeeded(
   await countAuth(rt, t, true, noCounter);
 }
 
+/**
+ * check_reset_failcount (reference 4.2.2): a token at maxfail whose failcounter_exceeded is older
+ * than failcounter_clear_timeout minutes (0 = off) gets its fail counter back to 0.
+ */
+async function clearTimedOutFailcount(rt: Runtime, t: LoadedToken, timeoutMinutes: number, now: Date) {
+  if (timeoutMinutes <= 0 || t.row.failcount < t.row.maxfail) return;
+  const exceeded = t.info.failcounter_exceeded;
+  const at = exceeded ? Date.parse(`${exceeded.slice(0, 16)}:00Z`) : Number.NaN;
+  if (!Number.isFinite(at) || now.getTime() <= at + timeoutMinutes * 60_000) return;
+  await rt.store.db.updateTable('token').set({ failcount: 0 }).where('id', '=', t.row.id).execute();
+  await deleteTokenInfo(rt.store.db, t.row.id, 'failcounter_exceeded');
+  t.row.failcount = 0;
+  delete t.info.failcounter_exceeded;
+}
+
+/** AutoResync of a HOTP token whose OTP missed the window (reference 4.5); off unless configured. */
+async function autoResync(rt: Runtime, t: LoadedToken, otp: string, now: Date): Promise<OtpMatch | null> {
+  if (!(t.type instanceof HotpType) || t.type.type !== 'hotp') return null;
+  if (!(await configFlag(rt, 'AutoResync', false))) return null;
+  const timeout = await configNumber(rt, 'AutoResyncTimeout', 300);
+  const step = t.type.autoResync(tokenState(rt, t), otp, now, timeout);
+  if (step.forget) {
+    await deleteTokenInfo(rt.store.db, t.row.id, 'otp1c');
+    await deleteTokenInfo(rt.store.db, t.row.id, 'dueDate');
+  }
+  if (step.remember) await setTokenInfoRacing(rt, t.row.id, step.remember);
+  return step.match;
+}
+
 function weight(t: LoadedToken): number {
   return t.type.type === 'push' ? 1000 : t.type.type.charCodeAt(0);
 }
@@ -138,7 +170,9 @@ export async function checkTokenList(
   const invalid: LoadedToken[] = [];
   const answering: LoadedToken[] = [];
   const requesting: LoadedToken[] = [];
+  const clearTimeout = await configNumber(rt, 'failcounter_clear_timeout', 0);
   for (const t of tokens) {
+    await clearTimedOutFailcount(rt, t, clearTimeout, now);
     const why = unusable(t);
     if (why) {
       reasons.push(why);
@@ -151,17 +185,18 @@ export async function checkTokenList(
     }
     const canRequest =
       !o.otponly && t.type.challengeCapable && (t.type.challengeAlways || crTypes.includes(t.type.type));
-    if (canRequest && (await pinOk(t, o.pass, o))) {
+    if (canRequest && (await pinOk(rt, t, o.pass, o))) {
       requesting.push(t);
       continue;
     }
     const parts = o.otponly ? { pin: '', otp: o.pass } : splitPass(t, o.pass, prependPin);
-    if (!parts || o.forceChallenge || !(o.otponly || (await pinOk(t, parts.pin, o)))) {
+    if (!parts || o.forceChallenge || !(o.otponly || (await pinOk(rt, t, parts.pin, o)))) {
       invalid.push(t);
       continue;
     }
     // The OTP check of PIN+OTP in one step (the type's checkOtp).
-    const match = t.type.checkOtp(tokenState(rt, t), parts.otp, now);
+    const match =
+      t.type.checkOtp(tokenState(rt, t), parts.otp, now) ?? (await autoResync(rt, t, parts.otp, now));
     if (match) valid.push({ t, newCount: match.newCount, newKey: match.newKey, info: match.info });
     else pinMatching.push({ t, otp: parts.otp });
   }

@@ -42,6 +42,18 @@ for (const scope of ['admin', 'user'] as const) {
     });
   }
   registerDynamicActions(scope, {
+    hotp_2step: {
+      type: 'str',
+      description: 'Two-step enrollment of hotp tokens (the client adds part of the seed).',
+      group: 'hotp',
+      values: ['allow', 'force'],
+    },
+    totp_2step: {
+      type: 'str',
+      description: 'Two-step enrollment of totp tokens (the client adds part of the seed).',
+      group: 'totp',
+      values: ['allow', 'force'],
+    },
     totp_timestep: {
       type: 'int',
       description: 'Default time step of totp tokens.',
@@ -49,6 +61,23 @@ for (const scope of ['admin', 'user'] as const) {
       values: ['30', '60'],
     },
   });
+}
+
+for (const type of ['hotp', 'totp']) {
+  const sizes: [string, string][] = [
+    ['clientsize', 'Bytes of the client part of a two-step enrollment (default 8).'],
+    ['serversize', 'Bytes of the server part of a two-step enrollment (default 20).'],
+    ['difficulty', 'PBKDF2 rounds of a two-step enrollment (default 10000).'],
+  ];
+  registerDynamicActions(
+    'enrollment',
+    Object.fromEntries(
+      sizes.map(([k, description]) => [
+        `${type}_2step_${k}`,
+        { type: 'int' as const, description, group: type },
+      ]),
+    ),
+  );
 }
 
 /** Whom an enrollment policy is matched for: the token owner, else the realm the token goes into. */

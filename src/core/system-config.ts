@@ -223,3 +223,14 @@ export async function configFlag(rt: Runtime, key: string, fallback: boolean): P
   if (!row) return fallback;
   return ['1', 'true', 'True', 'TRUE'].includes(row.value);
 }
+
+/** A numeric system setting as the services read it (absent or not a number → `fallback`). */
+export async function configNumber(rt: Runtime, key: string, fallback: number): Promise<number> {
+  const row = await rt.store.db
+    .selectFrom('config')
+    .select('value')
+    .where('name', '=', key)
+    .executeTakeFirst();
+  const n = row && row.value.trim() !== '' ? Number(row.value) : Number.NaN;
+  return Number.isFinite(n) ? n : fallback;
+}

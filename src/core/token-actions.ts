@@ -281,12 +281,18 @@ export async function resyncToken(
 // ---------------------------------------------------------------------------------------------
 // setpin / description / set / realms / tokeninfo
 
-export async function setPins(ctx: Context, sel: Selection, otppin: string | undefined): Promise<number> {
+/** POST /token/setpin; `encrypt` (encryptpin=1) stores the PIN sealed instead of hashed. */
+export async function setPins(
+  ctx: Context,
+  sel: Selection,
+  otppin: string | undefined,
+  encrypt = false,
+): Promise<number> {
   if (otppin === undefined) throw ParameterError.missing('otppin');
   const p = await pick(ctx, 'setpin', sel);
   refuseLocked(p.tokens);
   const changes = otppin ? await pinRules(ctx, p.tokens, otppin) : new Map<number, string>();
-  await writePins(ctx, p.tokens, otppin, changes);
+  await writePins(ctx, p.tokens, otppin, changes, encrypt);
   return p.tokens.length;
 }
 
@@ -295,8 +301,9 @@ async function writePins(
   tokens: readonly LoadedToken[],
   pin: string,
   changes: ReadonlyMap<number, string>,
+  encrypt = false,
 ): Promise<void> {
-  const hash = await pinHash(pin);
+  const hash = await pinHash(pin, encrypt ? ctx : undefined);
   await inTransaction(ctx, async (trx) => {
     for (const t of tokens) {
       await trx.updateTable('token').set({ pin_hash: hash }).where('id', '=', t.row.id).execute();

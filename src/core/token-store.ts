@@ -1,6 +1,7 @@
 // Tokens in the database (reference 3): loading a token with its tokeninfo, owner and realms;
 // creating and updating rows; the sealed secret and the hashed PIN; the counters, including the
 // compare-and-set that lets an OTP value be accepted only once however many requests carry it.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Selectable, Transaction } from 'kysely';
 import { hashPassword, verifyPassword } from '../crypto/password-hash.ts';
 import type { Database, TokenTable } from '../store/schema.ts';
@@ -131,14 +132,29 @@ export async function tokensOfOwner(rt: Runtime, resolver: string, userId: strin
 // ---------------------------------------------------------------------------------------------
 // PINs and secrets.
 
-/** The stored form of a PIN: '' for no PIN, else an argon2id hash. */
-export async function pinHash(pin: string | undefined): Promise<string> {
-  return pin ? hashPassword(pin) : '';
+/** Marks a PIN stored sealed by the security module (encrypt_pin) instead of hashed. */
+const SEALED_PIN = '@@';
+
+/**
+ * The stored form of a PIN: '' for no PIN, else an argon2id hash, or with `encrypt` (the runtime
+ * whose security module seals it; encrypt_pin / encryptpin) `@@` + the sealed PIN.
+ */
+export async function pinHash(pin: string | undefined, encrypt?: Runtime): Promise<string> {
+  if (!pin) return '';
+  return encrypt ? SEALED_PIN + encrypt.hsm.encrypt(pin) : hashPassword(pin);
 }
 
-/** Whether a PIN matches the token's (a token without PIN accepts only the empty PIN). */
-export async function pinMatches(t: LoadedToken, pin: string): Promise<boolean> {
+/**
+ * Whether a PIN matches the token's (a token without PIN accepts only the empty PIN). A sealed
+ * PIN is opened with `rt` and compared in constant time (digests of equal length).
+ */
+export async function pinMatches(t: LoadedToken, pin: string, rt?: Runtime): Promise<boolean> {
   if (t.row.pin_hash === '') return pin === '';
+  if (t.row.pin_hash.startsWith(SEALED_PIN)) {
+    if (!rt) return false;
+    const digest = (v: string) => createHash('sha256').update(v, 'utf8').digest();
+    return timingSafeEqual(digest(rt.hsm.decrypt(t.row.pin_hash.slice(SEALED_PIN.length))), digest(pin));
+  }
   return verifyPassword(pin, t.row.pin_hash);
 }
 
@@ -223,6 +239,7 @@ export async function deleteTokenRows(db: Executor, t: LoadedToken): Promise<voi
   await db.deleteFrom('tokeninfo').where('token_id', '=', t.row.id).execute();
   await db.deleteFrom('tokenrealm').where('token_id', '=', t.row.id).execute();
   await db.deleteFrom('tokenowner').where('token_id', '=', t.row.id).execute();
+  await db.deleteFrom('tokengroup_token').where('token_id', '=', t.row.id).execute();
   await db.deleteFrom('challenge').where('serial', '=', t.row.serial).execute();
   await db.deleteFrom('token').where('id', '=', t.row.id).execute();
 }

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { parseDuration } from '../policy/matcher.ts';
 import { findTokenType } from '../tokens/registry.ts';
 import type { TypeSettings } from '../tokens/token-type.ts';
+import { planTwoStep } from '../tokens/two-step.ts';
 import { actionValue, allow, grantedRealms, isAllowed, type Target } from './access.ts';
 import type { Context, Runtime } from './context.ts';
 import {
@@ -20,6 +21,7 @@ import { ParameterError, PolicyError, ResourceNotFoundError, TokenAdminError, Us
 import { checkPinPolicy, randomPin } from './pin-policy.ts';
 import { realmExists } from './realm.ts';
 import { userStore } from './resolver.ts';
+import { groupsOfToken } from './token-groups.ts';
 import {
   consumeOtp,
   findToken,
@@ -48,6 +50,9 @@ function intSetting(settings: TypeSettings, key: string, fallback: number): numb
   const n = Number(settings.get(key));
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
+
+/** privacyIDEA's is_true. */
+export const isTrue = (v: string | undefined) => v === '1' || v === 'true' || v === 'True' || v === 'TRUE';
 
 /** `2025-01-31T10:00:00+00:00`: privacyIDEA's creation_date form. */
 function isoSeconds(d: Date): string {
@@ -297,14 +302,30 @@ export async function initToken(ctx: Context, given: Readonly<Record<string, str
   checkSerial(serial);
   const settings = await typeSettings(ctx);
   const now = ctx.clock();
+  const prior = VERIFIABLE.has(type.type) && params.serial ? await findToken(ctx, serial) : undefined;
+  const twoStep = VERIFIABLE.has(type.type)
+    ? await planTwoStep(
+        type.type,
+        params,
+        prior && {
+          type: prior.row.tokentype,
+          rolloutState: prior.row.rollout_state,
+          info: prior.info,
+          key: () => tokenState(ctx, prior).key(),
+        },
+        { mode: (a) => actionValue(ctx, a, target), size: (a) => enrollmentValue(ctx, subject, a) },
+      )
+    : undefined;
   const enrollment = await type.enroll({
     serial,
     params,
     settings,
     user: owner ? { login: owner.login, realm: owner.realm } : undefined,
     now,
+    twoStep,
   });
-  const pin = await pinHash(params.pin);
+  const encrypt = isTrue(params.encryptpin) || (await enrollmentIsSet(ctx, subject, 'encrypt_pin'));
+  const pin = await pinHash(params.pin, encrypt ? ctx : undefined);
   const pinChange = await nextPinChange(ctx, subject);
   if (!enrollment.rolloutState && VERIFIABLE.has(type.type)) {
     const listed = await enrollmentValues(ctx, subject, 'verify_enrollment');
@@ -420,7 +441,7 @@ export async function tokenView(rt: Runtime, t: LoadedToken): Promise<TokenView>
     locked: t.row.locked === 1,
     rollout_state: t.row.rollout_state,
     realms: t.realms,
-    tokengroup: [],
+    tokengroup: await groupsOfToken(rt, t.row.id),
     ...owner,
     container_serial: '',
   };

@@ -5,6 +5,7 @@
 
 import type { PolicySet } from '../policy/matcher.ts';
 import { addToCache, parseCacheWindow, verifyInCache } from './auth-cache.ts';
+import { autoassign } from './autoassign.ts';
 import { checkTokenList, type ListResult, unusable } from './check-token-list.ts';
 import type { Context, Runtime } from './context.ts';
 import { AuthCode, AuthError, ParameterError, PolicyError, UserError } from './errors.ts';
@@ -278,7 +279,7 @@ export async function check(rt: Runtime, request: CheckInput): Promise<CheckResu
           pol,
         }),
       )
-    : await userPath(rt, input, who, pol, user);
+    : await autoassign(rt, input.client, user, input.pass ?? '', await userPath(rt, input, who, pol, user));
   const decided = res.token ?? token;
   const audit: CheckAudit = {
     user: user?.login ?? who.login,

@@ -21,6 +21,7 @@ import { resolverRoutes } from './routes/resolver.ts';
 import { systemRoutes } from './routes/system.ts';
 import { tokenRoutes } from './routes/token.ts';
 import { tokenLoadRoutes } from './routes/token-load.ts';
+import { tokengroupRoutes } from './routes/tokengroup.ts';
 import { userRoutes } from './routes/user.ts';
 import { validateRoutes } from './routes/validate.ts';
 
@@ -39,6 +40,7 @@ export function createApp(rt: Runtime): Koa {
     userRoutes,
     policyRoutes,
     tokenLoadRoutes,
+    tokengroupRoutes,
     tokenRoutes,
     validateRoutes,
     clientRoutes,

@@ -245,6 +245,28 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  '0007_tokengroups': {
+    async up(db, dialect) {
+      // Named groups of tokens (reference 3.4 `tokengroup`, 6.5); a token is in any number of them.
+      await createTable(db, dialect, 'tokengroup')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('description', 'varchar(2000)', (c) => c.notNull())
+        .execute();
+      await createTable(db, dialect, 'tokengroup_token')
+        .addColumn('tokengroup_id', 'integer', (c) => c.notNull())
+        .addColumn('token_id', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('tokengroup_token_pk', ['tokengroup_id', 'token_id'])
+        .execute();
+      await db.schema
+        .createIndex('tokengroup_token_token')
+        .on('tokengroup_token')
+        .column('token_id')
+        .execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -194,6 +194,19 @@ export interface ClientsTable {
   lastseen: string;
 }
 
+/** A named group of tokens (/tokengroup/, reference 6.5). */
+export interface TokenGroupTable {
+  id: Generated<number>;
+  name: string;
+  description: string;
+}
+
+/** Membership of a token in a token group. */
+export interface TokenGroupTokenTable {
+  tokengroup_id: number;
+  token_id: number;
+}
+
 export interface Database {
   admin: AdminTable;
   config: ConfigTable;
@@ -211,4 +224,6 @@ export interface Database {
   tokenowner: TokenOwnerTable;
   challenge: ChallengeTable;
   clients: ClientsTable;
+  tokengroup: TokenGroupTable;
+  tokengroup_token: TokenGroupTokenTable;
 }

@@ -5,6 +5,13 @@ import { findCounter } from './oath.ts';
 import { hashlibOf, OathTokenType } from './oath-type.ts';
 import type { EnrollRequest, OtpMatch, TokenState } from './token-type.ts';
 
+/** What an AutoResync attempt found, and what the token must remember or forget. */
+export interface AutoResyncStep {
+  match: OtpMatch | null;
+  remember?: Record<string, string>;
+  forget?: boolean;
+}
+
 export class HotpType extends OathTokenType {
   readonly type = 'hotp';
   readonly prefix = 'OATH';
@@ -28,6 +35,23 @@ export class HotpType extends OathTokenType {
   findInSyncWindow(token: TokenState, otp: string): number {
     if (otp.length !== token.otplen) return -1;
     return findCounter(token.key(), otp, token.count, token.syncWindow, token.otplen, hashlibOf(token));
+  }
+
+  /**
+   * AutoResync (reference 4.5): a value beyond the window but within the sync window is remembered
+   * (`otp1c`, `dueDate` in Unix seconds) and fails; the value right after it, before dueDate,
+   * succeeds. Any later value within the sync window forgets what was remembered.
+   */
+  autoResync(token: TokenState, otp: string, now: Date, timeoutSeconds: number): AutoResyncStep {
+    const c = /^\d+$/.test(otp) ? this.findInSyncWindow(token, otp) : -1;
+    if (c < 0) return { match: null };
+    const seconds = Math.floor(now.getTime() / 1000);
+    if (token.info.otp1c === undefined)
+      return { match: null, remember: { otp1c: String(c), dueDate: String(seconds + timeoutSeconds) } };
+    const consecutive = Number(token.info.otp1c) + 1 === c;
+    const due = Number(token.info.dueDate);
+    const inTime = Number.isFinite(due) && seconds < due;
+    return { match: consecutive && inTime ? { counter: c, newCount: c + 1 } : null, forget: true };
   }
 
   override previousOtp(token: TokenState): string | undefined {

@@ -7,6 +7,7 @@ import { ParameterError } from '../core/errors.ts';
 import { base32Decode, base32Encode } from './base32.ts';
 import { type Hashlib, hotpValue, isHashlib } from './oath.ts';
 import { type Enrollment, type EnrollRequest, type TokenState, TokenType } from './token-type.ts';
+import { twoStepInit, twoStepKey } from './two-step.ts';
 
 const KEY_SIZE: Record<Hashlib, number> = { sha1: 20, sha256: 32, sha512: 64 };
 
@@ -63,17 +64,21 @@ export abstract class OathTokenType extends TokenType {
     if (otplen !== 6 && otplen !== 8) throw new ParameterError(`otplen must be 6 or 8, not '${otplenText}'`);
     let key: Buffer;
     const genkey = p.genkey === '1' || p.genkey === 'true' || p.genkey === 'True';
-    if (p.otpkey && !genkey) {
+    const size = p.keysize ? Number(p.keysize) : KEY_SIZE[hashlib];
+    const two = req.twoStep;
+    const generated = two ? two.step === 'init' : !(p.otpkey && !genkey);
+    if (generated && (!Number.isInteger(size) || size < 10 || size > 128))
+      throw new ParameterError('keysize must be 10 to 128 bytes');
+    const first = two?.step === 'init' ? twoStepInit(two.sizes, size) : undefined;
+    if (two) key = twoStepKey(two, p.otpkey);
+    else if (p.otpkey && !genkey) {
       if ((p.otpkeyformat ?? '').toLowerCase() === 'base32check') key = decodeBase32Check(p.otpkey);
       else if (/^([0-9a-fA-F]{2})+$/.test(p.otpkey)) key = Buffer.from(p.otpkey, 'hex');
       else throw new ParameterError('The otpkey must be hexadecimal (or set otpkeyformat=base32check)');
     } else {
-      const size = p.keysize ? Number(p.keysize) : KEY_SIZE[hashlib];
-      if (!Number.isInteger(size) || size < 10 || size > 128)
-        throw new ParameterError('keysize must be 10 to 128 bytes');
       key = randomBytes(size);
     }
-    const info = { hashlib, ...this.enrollInfo(req) };
+    const info = { hashlib, ...this.enrollInfo(req), ...first?.info };
     const secret = base32Encode(key);
     // The label is cut so that the URI stays short enough for QR codes (privacyIDEA's budget).
     const budget = 180 - `otpauth://${this.type}/?secret=${secret}&counter=1`.length;
@@ -82,7 +87,7 @@ export abstract class OathTokenType extends TokenType {
     const query: [string, string][] = [['secret', secret]];
     if (this.type === 'hotp') query.push(['counter', '1']);
     if (hashlib !== 'sha1') query.push(['algorithm', hashlib.toUpperCase()]);
-    query.push(...this.uriExtras(info));
+    query.push(...this.uriExtras(info), ...(first?.uri ?? []));
     query.push(
       ['digits', String(otplen)],
       ['creator', 'privacyidea'],
@@ -99,7 +104,9 @@ export abstract class OathTokenType extends TokenType {
         otpkey: { ...(await withQr('OTP seed', `seed://${key.toString('hex')}`)), value_b32: secret },
         googleurl: await withQr('URL for google Authenticator', otpauth),
         oathurl: await withQr('URL for OATH token', oathurl),
+        ...first?.detail,
       },
+      ...(first ? { rolloutState: first.rolloutState } : {}),
     };
   }
 

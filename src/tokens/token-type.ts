@@ -3,6 +3,8 @@
 // and the enrollment detail) and how to check the OTP part of a password; the token service does
 // the storing, the PIN, the counters and the policies.
 
+import type { TwoStepRequest } from './two-step.ts';
+
 export type ClientMode = 'interactive' | 'poll' | 'webauthn' | 'u2f';
 
 /** A stored token as a type sees it. */
@@ -64,6 +66,8 @@ export interface EnrollRequest {
   /** The owner's login and realm, for labels. */
   user?: { login: string; realm: string } | undefined;
   now: Date;
+  /** hotp/totp: the step of a two-step enrollment (src/tokens/two-step.ts), if it is one. */
+  twoStep?: TwoStepRequest | undefined;
 }
 
 /** What enrollment produces. */

@@ -29,6 +29,7 @@ const ALL_MIGRATIONS = [
   '0004_policy_version',
   '0005_tokens',
   '0006_clients',
+  '0007_tokengroups',
 ];
 
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
@@ -51,6 +52,8 @@ const TABLES = [
   'tokenowner',
   'challenge',
   'clients',
+  'tokengroup',
+  'tokengroup_token',
 ];
 const silent = pino({ level: 'silent' });
 

@@ -122,7 +122,12 @@ export function tokenRoutes(r: RouteTable): void {
     value: await resyncToken(call.context(), audited(call), call.params.str('otp1'), call.params.str('otp2')),
   }));
   r.add('post', both('/token/setpin'), anyRoleRoute(null), async (call) => ({
-    value: await setPins(call.context(), audited(call), call.params.str('otppin')),
+    value: await setPins(
+      call.context(),
+      audited(call),
+      call.params.str('otppin'),
+      call.params.bool('encryptpin'),
+    ),
   }));
   r.add('post', both('/token/setrandompin'), anyRoleRoute(null), async (call) => {
     const { count, pin } = await setRandomPins(call.context(), audited(call));
