@@ -1,11 +1,11 @@
 // autoassignment over HTTP (reference 4.2.3 #1): a failed /validate/check of a user without tokens
 // assigns the first unassigned token of the user's realm whose OTP matches (enrollment policy
 // `autoassignment` = any_pin | userstore); the PIN part becomes the token's PIN.
-import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
 import { deletePolicy, getPolicies, setPolicy } from '../../src/core/policy.ts';
 import { testDialects } from '../helpers/dialects.ts';
+import { hotp } from '../helpers/otp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { ok, writePasswdFile } from '../helpers/user-stores.ts';
 
@@ -13,13 +13,6 @@ const KEY1 = '3132333435363738393031323334353637383930';
 const KEY2 = '3132333435363738393031323334353637383931';
 
 /** RFC 4226, computed independently of src/tokens. */
-function hotp(hexKey: string, counter: number): string {
-  const msg = Buffer.alloc(8);
-  msg.writeBigUInt64BE(BigInt(counter));
-  const h = createHmac('sha1', Buffer.from(hexKey, 'hex')).update(msg).digest();
-  const o = h[h.length - 1]! & 0xf;
-  return String((h.readUInt32BE(o) & 0x7fffffff) % 10 ** 6).padStart(6, '0');
-}
 
 describe.each(testDialects())('autoassignment on %s', (dialect) => {
   let s: TestServer;

@@ -1,21 +1,14 @@
 // The token types applspec, daypassword, motp, sshkey and question over HTTP (reference 3.1, 4.5):
 // enrollment through POST /token/init and, where the type authenticates, POST /validate/check
 // with values computed here independently of src/tokens.
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testDialects } from '../helpers/dialects.ts';
+import { hotp } from '../helpers/otp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
 
 const KEY = '3132333435363738393031323334353637383930';
-
-function hotp(hexKey: string, counter: number, digits = 6): string {
-  const msg = Buffer.alloc(8);
-  msg.writeBigUInt64BE(BigInt(counter));
-  const h = createHmac('sha1', Buffer.from(hexKey, 'hex')).update(msg).digest();
-  const o = h[h.length - 1]! & 0xf;
-  return String((h.readUInt32BE(o) & 0x7fffffff) % 10 ** digits).padStart(digits, '0');
-}
 
 function motp(epochMs: number, secret: string, pin: string): string {
   return createHash('md5')

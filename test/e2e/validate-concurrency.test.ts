@@ -1,22 +1,14 @@
 // An OTP value is accepted at most once, also when twenty requests carry it at the same moment
 // (issue 5, "Safety"; DESIGN "Concurrency"): the compare-and-set on the counter, on every dialect.
-import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localOperator, withCaller } from '../../src/core/context.ts';
 import { initToken } from '../../src/core/token.ts';
 import { testDialects } from '../helpers/dialects.ts';
+import { hotp } from '../helpers/otp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { ok, writePasswdFile } from '../helpers/user-stores.ts';
 
 const KEY = '3132333435363738393031323334353637383930';
-
-function hotp(counter: number): string {
-  const msg = Buffer.alloc(8);
-  msg.writeBigUInt64BE(BigInt(counter));
-  const h = createHmac('sha1', Buffer.from(KEY, 'hex')).update(msg).digest();
-  const o = h[h.length - 1]! & 0xf;
-  return String((h.readUInt32BE(o) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
 
 describe.each(testDialects())('concurrent /validate/check on %s', (dialect) => {
   let s: TestServer;
@@ -43,7 +35,7 @@ describe.each(testDialects())('concurrent /validate/check on %s', (dialect) => {
     for (const counter of [0, 3]) {
       const answers = await Promise.all(
         Array.from({ length: 20 }, () =>
-          s.call('POST', '/validate/check', { user: 'alice', pass: `pin${hotp(counter)}` }),
+          s.call('POST', '/validate/check', { user: 'alice', pass: `pin${hotp(KEY, counter)}` }),
         ),
       );
       for (const a of answers) expect(a.json.result.status, a.text).toBe(true);

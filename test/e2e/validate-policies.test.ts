@@ -2,7 +2,6 @@
 // 4.2.1, 4.2.3, 4.3): set_realm, setrealm, mangle, auth_cache, auth_max_fail, auth_max_success,
 // last_auth, force_challenge_response, preferred_client_mode, challenge_text_header/footer,
 // disabled_token_types, authorization tokeninfo and api_key_required, with their exact messages.
-import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { issueJwt } from '../../src/core/auth.ts';
 import { type Context, localOperator, type Role, withCaller } from '../../src/core/context.ts';
@@ -11,18 +10,11 @@ import { initToken } from '../../src/core/token.ts';
 import { setTokenInfo } from '../../src/core/token-store.ts';
 import { check as coreCheck } from '../../src/core/validate.ts';
 import { testDialects } from '../helpers/dialects.ts';
+import { hotp } from '../helpers/otp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { expectServiceError, ok, writePasswdFile } from '../helpers/user-stores.ts';
 
 const KEY = '3132333435363738393031323334353637383930';
-
-function hotp(hexKey: string, counter: number, digits = 6): string {
-  const msg = Buffer.alloc(8);
-  msg.writeBigUInt64BE(BigInt(counter));
-  const h = createHmac('sha1', Buffer.from(hexKey, 'hex')).update(msg).digest();
-  const o = h[h.length - 1]! & 0xf;
-  return String((h.readUInt32BE(o) & 0x7fffffff) % 10 ** digits).padStart(digits, '0');
-}
 
 const START = new Date('2026-03-01T12:00:00Z');
 

@@ -3,7 +3,6 @@
 // response, triggerchallenge, polltransaction, samlcheck, radiuscheck, the authentication and
 // authorization policies, login_mode=privacyIDEA, and values computed by Debian's oathtool.
 import { execFileSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { markAnswered } from '../../src/core/challenge.ts';
 import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
@@ -11,6 +10,7 @@ import { deletePolicy, getPolicies, type PolicyInput, setPolicy } from '../../sr
 import { setConfig } from '../../src/core/system-config.ts';
 import { initToken } from '../../src/core/token.ts';
 import { testDialects } from '../helpers/dialects.ts';
+import { hotp } from '../helpers/otp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { expectServiceError, ok, writePasswdFile } from '../helpers/user-stores.ts';
 
@@ -18,14 +18,6 @@ import { expectServiceError, ok, writePasswdFile } from '../helpers/user-stores.
 const KEY = '3132333435363738393031323334353637383930';
 
 /** RFC 4226 computed here, independently of src/tokens. */
-function hotp(hexKey: string, counter: number, digits = 6): string {
-  const msg = Buffer.alloc(8);
-  msg.writeBigUInt64BE(BigInt(counter));
-  const h = createHmac('sha1', Buffer.from(hexKey, 'hex')).update(msg).digest();
-  const o = h[h.length - 1]! & 0xf;
-  const bin = (h.readUInt32BE(o) & 0x7fffffff) % 10 ** digits;
-  return String(bin).padStart(digits, '0');
-}
 
 describe.each(testDialects())('/validate on %s', (dialect) => {
   let s: TestServer;
