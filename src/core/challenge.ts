@@ -86,6 +86,10 @@ export async function validChallenges(
   return (await challengesOf(rt, transactionId, serial)).filter((c) => isValid(c, now));
 }
 
+export async function deleteChallenge(rt: Runtime, id: number): Promise<void> {
+  await rt.store.db.deleteFrom('challenge').where('id', '=', id).execute();
+}
+
 export async function deleteTransaction(rt: Runtime, transactionId: string): Promise<void> {
   await rt.store.db.deleteFrom('challenge').where('transaction_id', '=', transactionId).execute();
 }

@@ -4,9 +4,10 @@
 
 import { HotpType } from '../tokens/hotp.ts';
 import type { OtpMatch } from '../tokens/token-type.ts';
-import { challengesOf, deleteTransaction, isValid } from './challenge.ts';
+import { challengesOf, deleteChallenge, deleteTransaction, isValid } from './challenge.ts';
 import type { Runtime } from './context.ts';
 import { TokenAdminError } from './errors.ts';
+import { type EyesOutcome, type PasswordCheck, passwordsOf, presentEyes } from './four-eyes.ts';
 import { configFlag, configNumber } from './system-config.ts';
 import {
   bumpInfoCounterRacing,
@@ -20,7 +21,7 @@ import {
   tokenState,
 } from './token-store.ts';
 import type { ResolvedUser } from './user.ts';
-import { challengeDetail, createChallenges } from './validate-challenges.ts';
+import { challengeDetail, createChallenges, type NextRound } from './validate-challenges.ts';
 import type { Detail, RequestPolicies } from './validate-policies.ts';
 
 export interface ListOptions {
@@ -72,6 +73,22 @@ async function pinOk(rt: Runtime, t: LoadedToken, pin: string, o: ListOptions): 
   return pinMatches(t, pin, rt);
 }
 
+/**
+ * How a 4eyes token checks the password of a token presented to it: the token's own PIN and OTP
+ * in one step (no challenge, no policies of the request), consuming the value.
+ */
+function presentedTokenCheck(rt: Runtime, prependPin: boolean, noCounter: boolean): PasswordCheck {
+  return async (t, pass) => {
+    if (Number(t.row.revoked) === 1 || unusable(t) || t.type.checksOtherTokens) return false;
+    const parts = splitPass(t, pass, prependPin);
+    if (!parts || !(await pinMatches(t, parts.pin, rt))) return false;
+    const match = t.type.checkOtp(tokenState(rt, t), parts.otp, rt.clock());
+    if (!match || !(await consumeOtp(rt, t, match.newCount, match.newKey))) return false;
+    await succeeded(rt, t, match.info, noCounter);
+    return true;
+  };
+}
+
 /** PIN and OTP parts of a password (PrependPin: PIN first); undefined when too short. */
 export function splitPass(
   t: LoadedToken,
@@ -81,7 +98,7 @@ export function splitPass(
   if (!t.type.hasOtp) return { pin: pass, otp: '' };
   const n = t.row.otplen;
   if (pass.length < n) return undefined;
-  return prependPin
+  return prependPin || t.type.pinAlwaysFirst
     ? { pin: pass.slice(0, pass.length - n), otp: pass.slice(pass.length - n) }
     : { pin: pass.slice(n), otp: pass.slice(0, n) };
 }
@@ -166,7 +183,10 @@ export async function checkTokenList(
     newKey?: Buffer | undefined;
     info?: Record<string, string> | undefined;
   }[] = [];
-  const pinMatching: { t: LoadedToken; otp: string }[] = [];
+  const pinMatching: { t: LoadedToken; otp: string; extra?: Detail }[] = [];
+  /** 4eyes tokens given some but not all of the tokens they need: the next round asks for the rest. */
+  const continuing: { t: LoadedToken; next: NextRound }[] = [];
+  const checkPresented = presentedTokenCheck(rt, prependPin, noCounter);
   const invalid: LoadedToken[] = [];
   const answering: LoadedToken[] = [];
   const requesting: LoadedToken[] = [];
@@ -174,19 +194,31 @@ export async function checkTokenList(
   for (const t of tokens) {
     await clearTimedOutFailcount(rt, t, clearTimeout, now);
     const why = unusable(t);
-    if (why) {
-      reasons.push(why);
+    if (o.transactionId) {
+      // An unfit token still answers, to be told why it cannot be used (privacyIDEA's message),
+      // except one at maxfail: the answer to a locked token must not tell whether it was right.
+      const locked = t.row.failcount >= t.row.maxfail;
+      if (!locked && (await challengesOf(rt, o.transactionId, t.row.serial)).length > 0) answering.push(t);
+      else if (why) reasons.push(why);
+      else invalid.push(t);
       continue;
     }
-    if (o.transactionId) {
-      if ((await challengesOf(rt, o.transactionId, t.row.serial)).length > 0) answering.push(t);
-      else invalid.push(t);
+    if (why) {
+      reasons.push(why);
       continue;
     }
     const canRequest =
       !o.otponly && t.type.challengeCapable && (t.type.challengeAlways || crTypes.includes(t.type.type));
     if (canRequest && (await pinOk(rt, t, o.pass, o))) {
       requesting.push(t);
+      continue;
+    }
+    if (t.type.checksOtherTokens) {
+      // In one step the pass is only the presented tokens' passwords (privacyIDEA's rule).
+      const r = await presentEyes(rt, t, passwordsOf(rt, t, o.pass), {}, checkPresented);
+      if (r.met && !o.forceChallenge) valid.push({ t, newCount: Number(t.row.count) });
+      else if (r.progressed) continuing.push({ t, next: { previous: JSON.stringify(r.eyes) } });
+      else pinMatching.push({ t, otp: '', extra: { foureyes: r.shortfall } });
       continue;
     }
     const parts = o.otponly ? { pin: '', otp: o.pass } : splitPass(t, o.pass, prependPin);
@@ -227,7 +259,13 @@ export async function checkTokenList(
     return { value: true, detail, token: accepted.length === 1 ? accepted[0] : undefined };
   }
 
-  if (answering.length > 0) return answerChallenge(rt, answering, o, noCounter);
+  if (answering.length > 0) return answerChallenge(rt, answering, o, noCounter, checkPresented);
+
+  if (continuing.length > 0) {
+    const { t, next } = continuing[0]!;
+    const entries = await createChallenges(rt, [t], o.pol, next);
+    return { value: false, detail: challengeDetail(entries), token: t };
+  }
 
   if (requesting.length > 0) {
     if (o.pol.isSet('authentication', 'increase_failcounter_on_challenge')) {
@@ -243,10 +281,10 @@ export async function checkTokenList(
       await countAuth(rt, t, false, noCounter);
     }
     if (pinMatching.length === 1) {
-      const { t, otp } = pinMatching[0]!;
+      const { t, otp, extra } = pinMatching[0]!;
       const previous = otp !== '' && t.type.previousOtp(tokenState(rt, t), now) === otp;
       const message = previous ? 'wrong otp value. previous otp used again' : 'wrong otp value';
-      return { value: false, detail: { message, ...tokenDetail(t) }, token: t };
+      return { value: false, detail: { message, ...tokenDetail(t), ...extra }, token: t };
     }
     return { value: false, detail: { message: 'wrong otp value' } };
   }
@@ -278,6 +316,7 @@ async function answerChallenge(
   tokens: readonly LoadedToken[],
   o: ListOptions,
   noCounter: boolean,
+  checkPresented: PasswordCheck,
 ): Promise<ListResult> {
   const now = rt.clock();
   const tid = o.transactionId!;
@@ -287,19 +326,40 @@ async function answerChallenge(
     const answeredOutOfBand = o.pass === '' && live.some((c) => Number(c.otp_valid) === 1);
     let ok = answeredOutOfBand;
     let info: Record<string, string> | undefined;
-    if (!ok) {
+    const unfit = unusable(t);
+    if (!ok && t.type.checksOtherTokens) {
+      // 4eyes: the answer presents further tokens; short of the rule, the next round asks again.
+      for (const c of live) {
+        const r: EyesOutcome = await presentEyes(rt, t, passwordsOf(rt, t, o.pass), c.data, checkPresented);
+        if (r.met) {
+          ok = await consumeOtp(rt, t, Number(t.row.count), undefined, !unfit);
+          break;
+        }
+        if (r.progressed) {
+          await deleteChallenge(rt, c.id);
+          const next = { transactionId: tid, previous: JSON.stringify(r.eyes) };
+          const entries = await createChallenges(rt, [t], o.pol, next);
+          return { value: false, detail: challengeDetail(entries), token: t };
+        }
+      }
+    } else if (!ok) {
       // The check of a challenge answer (the type's checkResponse, by default its checkOtp),
-      // against what each live challenge of the token asked.
+      // against what each live challenge of the token asked; HOTP may resynchronise (AutoResync).
       const state = tokenState(rt, t);
       let match: OtpMatch | null = null;
       for (const c of live) {
         match = t.type.checkResponse(state, o.pass, c.data, now);
         if (match) break;
       }
-      ok = match !== null && (await consumeOtp(rt, t, match.newCount, match.newKey));
+      match ??= await autoResync(rt, t, o.pass, now);
+      ok = match !== null && (await consumeOtp(rt, t, match.newCount, match.newKey, !unfit));
       info = match?.info ?? undefined;
     }
     if (ok) {
+      if (unfit) {
+        const message = `Challenge matches, but token is not fit for challenge. ${unfit}`;
+        return { value: false, detail: { message, ...tokenDetail(t) }, token: t };
+      }
       await succeeded(rt, t, info, noCounter);
       await deleteTransaction(rt, tid);
       return { value: true, detail: { message: 'Found matching challenge', ...tokenDetail(t) }, token: t };

@@ -250,18 +250,24 @@ export async function deleteTokenRows(db: Executor, t: LoadedToken): Promise<voi
 /**
  * Moves the counter from the value the check saw to the new one, only if nobody moved it in
  * between: of concurrent requests carrying the same OTP exactly one succeeds. Resets the fail
- * counter on success.
+ * counter on success unless `resetFailcount` is false (a value used up by a token that may not
+ * authenticate).
  */
 export async function consumeOtp(
   rt: Runtime,
   t: LoadedToken,
   newCount: number,
   newKey?: Buffer,
+  resetFailcount = true,
 ): Promise<boolean> {
   // A type that uses up part of its secret (tan) hands back the rest: the key is part of the swap.
   let q = rt.store.db
     .updateTable('token')
-    .set({ count: newCount, failcount: 0, ...(newKey ? { key_enc: sealKey(rt, newKey) } : {}) })
+    .set({
+      count: newCount,
+      ...(resetFailcount ? { failcount: 0 } : {}),
+      ...(newKey ? { key_enc: sealKey(rt, newKey) } : {}),
+    })
     .where('id', '=', t.row.id)
     .where('count', '=', t.row.count);
   if (newKey) q = q.where('key_enc', '=', t.row.key_enc);
@@ -321,9 +327,51 @@ export async function setTokenInfoRacing(
   }
 }
 
-/** bumpInfoCounter for concurrent requests (see setTokenInfoRacing); the count may lose a concurrent step. */
+/** How often bumpInfoCounterRacing tries before giving up: each lost round means another request won. */
+const BUMP_ATTEMPTS = 100;
+
+/**
+ * bumpInfoCounter for concurrent requests: a compare-and-set on the stored value, so that no
+ * increment is lost. Reads the row; writes value + 1 only where the value is still the one read;
+ * when another request moved it in between (no row updated), reads again. A missing row is
+ * inserted; when a concurrent request inserted it first, the unique (token_id, key) refuses ours
+ * and the next round updates the row that now exists. Dialect-neutral (no arithmetic in SQL on the
+ * text column) and bounded: after BUMP_ATTEMPTS lost rounds it throws.
+ */
 export async function bumpInfoCounterRacing(rt: Runtime, t: LoadedToken, key: string): Promise<void> {
-  const next = String((Number.parseInt(t.info[key] ?? '0', 10) || 0) + 1);
-  await setTokenInfoRacing(rt, t.row.id, { [key]: next });
-  t.info[key] = next;
+  const db = rt.store.db;
+  const read = () =>
+    db
+      .selectFrom('tokeninfo')
+      .select('value')
+      .where('token_id', '=', t.row.id)
+      .where('key', '=', key)
+      .executeTakeFirst();
+  for (let attempt = 0; attempt < BUMP_ATTEMPTS; attempt++) {
+    const row = await read();
+    const next = String((row ? Number.parseInt(row.value, 10) || 0 : 0) + 1);
+    if (row) {
+      const done = await db
+        .updateTable('tokeninfo')
+        .set({ value: next })
+        .where('token_id', '=', t.row.id)
+        .where('key', '=', key)
+        .where('value', '=', row.value)
+        .executeTakeFirst();
+      if (Number(done.numUpdatedRows) === 1) {
+        t.info[key] = next;
+        return;
+      }
+      continue;
+    }
+    try {
+      await db.insertInto('tokeninfo').values({ token_id: t.row.id, key, value: next, type: '' }).execute();
+      t.info[key] = next;
+      return;
+    } catch (e) {
+      // Lost the insert to a concurrent request: retry on its row. Any other failure is real.
+      if (!(await read())) throw e;
+    }
+  }
+  throw new Error(`tokeninfo ${key} of token ${t.row.serial}: too many concurrent updates`);
 }

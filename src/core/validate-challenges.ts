@@ -22,17 +22,27 @@ function challengeText(pol: RequestPolicies, type: TokenType): string {
   return text !== undefined ? text.replace(/\\,/g, ',') : type.challengeMessage;
 }
 
-/** Creates one challenge per token, all in one new transaction. */
+/** A further round of a transaction (4eyes): its id and what the previous round kept. */
+export interface NextRound {
+  transactionId?: string | undefined;
+  previous: string;
+}
+
+/** Creates one challenge per token, all in one new transaction (or the one `next` continues). */
 export async function createChallenges(
   rt: Runtime,
   tokens: readonly LoadedToken[],
   pol: RequestPolicies,
+  next?: NextRound,
 ): Promise<ChallengeEntry[]> {
-  const tid = newTransactionId();
+  const tid = next?.transactionId ?? newTransactionId();
   const out: ChallengeEntry[] = [];
   for (const t of tokens) {
     // The type may ask something of its own (a question, positions of a secret) and remember it.
-    const spec = t.type.challenge(tokenState(rt, t), { policy: (a) => pol.value('authentication', a, true) });
+    const spec = t.type.challenge(tokenState(rt, t), {
+      policy: (a) => pol.value('authentication', a, true),
+      previous: next?.previous,
+    });
     await createChallenge(rt, {
       transactionId: tid,
       serial: t.row.serial,

@@ -5,6 +5,7 @@ import { TokenAdminError } from '../core/errors.ts';
 import { registerDynamicActions } from '../policy/definitions.ts';
 import { ApplspecType } from './applspec.ts';
 import { DaypasswordType } from './daypassword.ts';
+import { FourEyesType } from './four-eyes.ts';
 import { HotpType } from './hotp.ts';
 import { IndexedSecretType } from './indexedsecret.ts';
 import { MotpType } from './motp.ts';
@@ -33,6 +34,7 @@ const TYPES: readonly TokenType[] = [
   new YubikeyType(),
   new TanType(),
   new IndexedSecretType(),
+  new FourEyesType(),
 ];
 
 const BY_NAME = new Map(TYPES.map((t) => [t.type, t]));

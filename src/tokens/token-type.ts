@@ -40,6 +40,8 @@ export interface OtpMatch {
 export interface ChallengeOptions {
   /** The value of an authentication-scope policy action for the request (`indexedsecret_count`). */
   policy(action: string): string | undefined;
+  /** The data of the challenge this one continues, in a transaction of several rounds (4eyes). */
+  previous?: string | undefined;
 }
 
 /** The type-specific part of a challenge. */
@@ -103,12 +105,19 @@ export abstract class TokenType {
   readonly challengeAlways: boolean = false;
   /** Whether the password has an OTP part after the PIN (spass: no). */
   readonly hasOtp: boolean = true;
+  /** Whether the PIN always comes first, whatever PrependPin says (a Yubikey types its OTP last). */
+  readonly pinAlwaysFirst: boolean = false;
   /** Whether users may enroll it for themselves (a user-scope `enroll<TYPE>` action). */
   readonly userEnrollable: boolean = true;
   /** The default challenge message. */
   readonly challengeMessage: string = 'please enter otp: ';
   /** Whether the token removes itself after its first successful use (registration). */
   readonly singleUse: boolean = false;
+  /**
+   * Whether the password after the PIN is made of other tokens' passwords that the token service
+   * checks (4eyes, src/core/four-eyes.ts); such a type's checkOtp/checkResponse never match.
+   */
+  readonly checksOtherTokens: boolean = false;
 
   abstract enroll(req: EnrollRequest): Promise<Enrollment>;
 

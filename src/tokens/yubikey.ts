@@ -81,6 +81,7 @@ export class YubikeyType extends TokenType {
   readonly type = 'yubikey';
   readonly prefix = 'UBAM';
   readonly description = 'Yubikey AES mode: One Time Passwords with Yubikey.';
+  override readonly pinAlwaysFirst = true;
 
   /**
    * `otpkey` (the AES key, 32 hex characters) or `genkey`; `otplen` = 32 + the public id length

@@ -24,14 +24,14 @@ const DENIED_ADMIN = (action: string) =>
   `Admin actions are defined, but the action ${action} is not allowed!`;
 const DENIED_USER = (action: string) => `User actions are defined, but the action ${action} is not allowed!`;
 
-describe('rights enforcement over HTTP (sqlite)', () => {
+describe.each(testDialects())('rights enforcement over HTTP on %s', (dialect) => {
   let s: TestServer;
   let op: Context;
   let admin: string;
   const auditorPassword = 'Auditor-pass-1';
 
   beforeAll(async () => {
-    s = await startTestServer({ config: { 'security.superuser_realms': 'helpdesk' } });
+    s = await startTestServer({ dialect, config: { 'security.superuser_realms': 'helpdesk' } });
     op = withCaller(s.rt, localOperator());
     admin = await s.adminToken();
     await addAdmin(op, 'auditor', auditorPassword);

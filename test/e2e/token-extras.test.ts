@@ -6,6 +6,7 @@ import { pbkdf2Sync } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
 import { deletePolicy, getPolicies, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
+import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
@@ -14,14 +15,14 @@ const SEED = '3132333435363738393031323334353637383930';
 
 const otp = (counter: number) => hotp(SEED, counter);
 
-describe('token extras over HTTP (sqlite)', () => {
+describe.each(testDialects())('token extras over HTTP on %s', (dialect) => {
   let s: TestServer;
   let op: Context;
   let admin: string;
   let now = new Date('2026-03-01T12:00:05Z');
 
   beforeAll(async () => {
-    s = await startTestServer({ clock: () => now });
+    s = await startTestServer({ dialect, clock: () => now });
     op = withCaller(s.rt, localOperator());
     admin = await s.adminToken();
   });

@@ -1,4 +1,5 @@
-// The token types applspec, daypassword, motp, sshkey and question over HTTP (reference 3.1, 4.5):
+// The token types applspec, daypassword, motp, sshkey, question, indexedsecret, tan, paper and
+// yubikey over HTTP (reference 3.1, 4.5):
 // enrollment through POST /token/init and, where the type authenticates, POST /validate/check
 // with values computed here independently of src/tokens.
 import { createHash, randomBytes } from 'node:crypto';
@@ -7,6 +8,7 @@ import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
+import { buildOtp } from '../helpers/yubico.ts';
 
 const KEY = '3132333435363738393031323334353637383930';
 
@@ -222,5 +224,47 @@ describe.each(testDialects())('token types on %s', (dialect) => {
       .where('serial', '=', d.serial)
       .executeTakeFirstOrThrow();
     expect(row.key_enc).not.toContain('111111');
+  });
+
+  it('paper: enrollment prints the next values (papertoken_count); each authenticates once, in order', async () => {
+    const d = await init({ type: 'paper', otpkey: KEY, pin: 'pp', papertoken_count: '5' });
+    expect(d.serial).toMatch(/^PPR/);
+    expect(d.otps).toEqual(Object.fromEntries([0, 1, 2, 3, 4].map((c) => [String(c), hotp(KEY, c)])));
+    expect(await check({ serial: d.serial, pass: `pp${hotp(KEY, 1)}` })).toBe(true);
+    // Printed values before the last one used are gone.
+    expect(await check({ serial: d.serial, pass: `pp${hotp(KEY, 0)}` })).toBe(false);
+    expect(await check({ serial: d.serial, pass: `pp${hotp(KEY, 2)}` })).toBe(true);
+    expect(await check({ serial: d.serial, pass: `pp${hotp(KEY, 2)}` })).toBe(false);
+    const refused = await s.call('POST', '/token/init', { type: 'paper', papertoken_count: '0' }, admin);
+    expect(refused.json.result.error.code).toBe(905);
+  });
+
+  it('yubikey: Yubico OTPs after the PIN authenticate once each; PrependPin does not move the PIN', async () => {
+    const aes = randomBytes(16);
+    const publicId = 'vvccccdddeee';
+    const d = await init({
+      type: 'yubikey',
+      otpkey: aes.toString('hex'),
+      pin: 'yk',
+      'yubikey.prefix': publicId,
+    });
+    expect(d.serial).toMatch(/^UBAM/);
+    expect((await get(d.serial)).otplen).toBe(44);
+    const otp1 = buildOtp(aes, publicId, { uid: '0102030405a6', usage: 3, session: 0 });
+    expect(await check({ serial: d.serial, pass: `yk${otp1}` })).toBe(true);
+    expect(await check({ serial: d.serial, pass: `yk${otp1}` })).toBe(false);
+    // The private uid was learned: another key's uid is refused.
+    const stranger = buildOtp(aes, publicId, { uid: 'ffffffffffff', usage: 9, session: 0 });
+    expect(await check({ serial: d.serial, pass: `yk${stranger}` })).toBe(false);
+    const otp2 = buildOtp(aes, publicId, { uid: '0102030405a6', usage: 3, session: 1 });
+    const otp3 = buildOtp(aes, publicId, { uid: '0102030405a6', usage: 4, session: 0 });
+    ok(await s.call('POST', '/system/setConfig', { PrependPin: 'False' }, admin));
+    try {
+      expect(await check({ serial: d.serial, pass: `yk${otp2}` })).toBe(true);
+      expect(await check({ serial: d.serial, pass: `${otp3}yk` })).toBe(false);
+    } finally {
+      await s.rt.store.db.deleteFrom('config').where('name', '=', 'PrependPin').execute();
+    }
+    expect((await get(d.serial)).info['yubikey.tokenid']).toBe('0102030405a6');
   });
 });

@@ -1,5 +1,6 @@
 // An OTP value is accepted at most once, also when twenty requests carry it at the same moment
 // (issue 5, "Safety"; DESIGN "Concurrency"): the compare-and-set on the counter, on every dialect.
+// Concurrent requests also lose no count_auth increment (the compare-and-set on the tokeninfo value).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localOperator, withCaller } from '../../src/core/context.ts';
 import { initToken } from '../../src/core/token.ts';
@@ -45,5 +46,45 @@ describe.each(testDialects())('concurrent /validate/check on %s', (dialect) => {
       // The losers counted as failures; a reset keeps the token usable for the next round.
       await s.rt.store.db.updateTable('token').set({ failcount: 0 }).execute();
     }
+  });
+
+  it('counts every one of twenty simultaneous requests in count_auth', async () => {
+    const admin = await s.adminToken();
+    await initToken(withCaller(s.rt, localOperator()), {
+      type: 'hotp',
+      otpkey: KEY,
+      pin: 'cpin',
+      serial: 'CONCCOUNT1',
+    });
+    // A high maxfail: every request reaches the wrong-OTP branch, which counts the authentication.
+    await s.rt.store.db
+      .updateTable('token')
+      .set({ maxfail: 1000 })
+      .where('serial', '=', 'CONCCOUNT1')
+      .execute();
+    const tokenInfo = async () => {
+      const r = ok(await s.call('GET', '/token/?serial=CONCCOUNT1', undefined, admin));
+      return r.tokens[0].info as Record<string, string>;
+    };
+    for (const round of [1, 2]) {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          s.call('POST', '/validate/check', { serial: 'CONCCOUNT1', pass: 'cpin000000' }),
+        ),
+      );
+      for (const a of answers) {
+        expect(a.json.result.status, a.text).toBe(true);
+        expect(a.json.detail.message, a.text).toBe('wrong otp value');
+      }
+      expect((await tokenInfo()).count_auth).toBe(String(20 * round));
+    }
+    // The lossless count makes count_auth_max hold: at the limit the token is refused.
+    ok(await s.call('POST', '/token/set', { serial: 'CONCCOUNT1', count_auth_max: '40' }, admin));
+    const refused = await s.call('POST', '/validate/check', {
+      serial: 'CONCCOUNT1',
+      pass: `cpin${hotp(KEY, 0)}`,
+    });
+    expect(refused.json.result.value, refused.text).toBe(false);
+    expect(refused.json.detail.message, refused.text).toBe('Authentication counter exceeded');
   });
 });

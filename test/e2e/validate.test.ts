@@ -323,6 +323,65 @@ describe.each(testDialects())('/validate on %s', (dialect) => {
     expect((await tokenRow(serial))!.failcount).toBe(1);
   });
 
+  it('tells a valid answer of a token that became unfit why it cannot be used; a locked one tells nothing', async () => {
+    const serial = await hotpFor('alice');
+    await policy('cr', { scope: 'authentication', action: 'challenge_response=hotp' });
+    const c = await check({ user: 'alice', pass: '1234' });
+    await setToken(serial, { active: 0 });
+    await s.rt.store.db.updateTable('token').set({ failcount: 1 }).where('serial', '=', serial).execute();
+    const r = await check({ user: 'alice', transaction_id: c.detail.transaction_id, pass: hotp(KEY, 0) });
+    expect(r.result.value).toBe(false);
+    expect(r.detail).toMatchObject({
+      message: 'Challenge matches, but token is not fit for challenge. Token is disabled',
+      serial,
+      type: 'hotp',
+    });
+    // The value is used up all the same; the fail counter is not reset.
+    const after = await tokenRow(serial);
+    expect(Number(after!.count)).toBe(1);
+    expect(after!.failcount).toBe(1);
+
+    // A token at maxfail: whether the answer was right stays unknown (no oracle for a locked token).
+    await setToken(serial, { active: 1 });
+    const c2 = await check({ user: 'alice', pass: '1234' });
+    await setToken(serial, { maxfail: 1 });
+    const locked = await check({
+      user: 'alice',
+      transaction_id: c2.detail.transaction_id,
+      pass: hotp(KEY, 1),
+    });
+    expect(locked.result.value).toBe(false);
+    expect(locked.detail.message).toBe('Failcounter exceeded');
+    expect(Number((await tokenRow(serial))!.count)).toBe(1);
+  });
+
+  it('resynchronises a HOTP token answering a challenge when AutoResync is on', async () => {
+    const serial = await hotpFor('alice');
+    await policy('cr', { scope: 'authentication', action: 'challenge_response=hotp' });
+    await setConfig(op, [{ key: 'AutoResync', value: 'True' }]);
+    try {
+      const first = await check({ user: 'alice', pass: '1234' });
+      // Counter 20 is beyond the look-ahead window of 10: remembered, not accepted.
+      const far = await check({
+        user: 'alice',
+        transaction_id: first.detail.transaction_id,
+        pass: hotp(KEY, 20),
+      });
+      expect(far.result.value).toBe(false);
+      const second = await check({ user: 'alice', pass: '1234' });
+      const next = await check({
+        user: 'alice',
+        transaction_id: second.detail.transaction_id,
+        pass: hotp(KEY, 21),
+      });
+      expect(next.result.value).toBe(true);
+      expect(next.detail.message).toBe('Found matching challenge');
+      expect(Number((await tokenRow(serial))!.count)).toBe(22);
+    } finally {
+      await s.rt.store.db.deleteFrom('config').where('name', '=', 'AutoResync').execute();
+    }
+  });
+
   it("resets the fail counters of all the user's tokens with reset_all_user_tokens", async () => {
     const a = await hotpFor('alice');
     const b = await enroll({ type: 'spass', pin: 'sp', user: 'alice', realm: 'realm1' });

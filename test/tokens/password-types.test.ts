@@ -197,11 +197,11 @@ describe('registry', () => {
     }
   });
 
-  it('registers enroll<TYPE> in the admin and user scopes', () => {
+  it('registers enroll<TYPE> in the admin scope, and in the user scope where users may enroll the type', () => {
     for (const t of tokenTypes()) {
       const name = `enroll${t.type.toUpperCase()}`;
       expect(t.enrollAction).toBe(name);
-      for (const scope of ['admin', 'user']) {
+      for (const scope of t.userEnrollable ? ['admin', 'user'] : ['admin']) {
         const def = actionDef(scope, name);
         expect(def, `${scope}/${name}`).toBeDefined();
         expect(def?.type).toBe('bool');
@@ -211,6 +211,9 @@ describe('registry', () => {
     }
     expect(actionDef('admin', 'enrollHOTP')?.description).toBe('Enroll HOTP: Event based One Time Passwords');
     expect(actionDef('admin', 'enrollHMAC')).toBeUndefined();
+    // Types users may not enroll for themselves have no user-scope right.
+    expect(actionDef('admin', 'enroll4EYES')).toBeDefined();
+    expect(actionDef('user', 'enroll4EYES')).toBeUndefined();
     expect(actionDef('admin', 'enrollNOSUCHTYPE')).toBeUndefined();
     expect(actionDef('authentication', 'enrollHOTP')).toBeUndefined();
   });

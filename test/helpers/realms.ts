@@ -1,0 +1,23 @@
+// The user stores and token tables most token tests start from: realms backed by passwd files,
+// created over HTTP, and a way back to no tokens between tests.
+import type { TestServer } from './server.ts';
+import { ok, type PasswdEntry, writePasswdFile } from './user-stores.ts';
+
+/** Creates a passwd-file resolver `<realm>-res` holding `users` and the realm on it. */
+export async function passwdRealm(
+  s: TestServer,
+  admin: string,
+  realm: string,
+  users: PasswdEntry[],
+): Promise<void> {
+  const file = await writePasswdFile(s.dataDir, `${realm}-users`, users);
+  ok(await s.call('POST', `/resolver/${realm}-res`, { type: 'passwdresolver', Filename: file }, admin));
+  ok(await s.call('POST', `/realm/${realm}`, { resolvers: `${realm}-res` }, admin));
+}
+
+/** Removes every token with its tokeninfo, owners, realms and challenges. */
+export async function deleteAllTokens(s: TestServer): Promise<void> {
+  const db = s.rt.store.db;
+  for (const table of ['challenge', 'tokeninfo', 'tokenowner', 'tokenrealm', 'token'] as const)
+    await db.deleteFrom(table).execute();
+}
