@@ -9,7 +9,7 @@ import { AuthCode, AuthError, AuthsrvError, PolicyError } from './errors.ts';
 import { realmExists } from './realm.ts';
 import { rightsOf } from './rights.ts';
 import { findUser, type ResolvedUser, splitLogin } from './user.ts';
-import { check } from './validate.ts';
+import { type CheckResult, check } from './validate.ts';
 import { jwtValidity, loginMode, subjectOf, webuiSettings } from './webui.ts';
 
 export interface LoginRequest {
@@ -17,6 +17,8 @@ export interface LoginRequest {
   password: string | undefined;
   realm: string | undefined;
   client: string;
+  /** login_mode=privacyIDEA: the second leg answers the challenges of this transaction. */
+  transactionId?: string | undefined;
 }
 
 export interface LoginResult {
@@ -26,11 +28,20 @@ export interface LoginResult {
   menus: string[];
   /** The web UI settings of the answer (webui policies applied). */
   settings: Record<string, unknown>;
+  /** The detail of the answer (login_mode=privacyIDEA: `loginmode`). */
+  detail?: Record<string, unknown>;
 }
+
+/** login_mode=privacyIDEA: the password started challenges; the client answers with their OTP. */
+export interface LoginChallenge {
+  challenge: Record<string, unknown>;
+}
+
+const PI_LOGIN = { loginmode: 'privacyIDEA' } as const;
 
 export const WRONG_CREDENTIALS = 'Authentication failure. Wrong credentials';
 
-export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult> {
+export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult | LoginChallenge> {
   if (req.realm && !(await realmExists(rt, req.realm))) {
     throw new AuthError(`Authentication failure. Unknown realm: ${req.realm}.`, AuthCode.WrongCredentials);
   }
@@ -41,16 +52,20 @@ export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult
   // A local administrator is matched by the name exactly as sent (admin@realm is never one).
   let caller: Caller | undefined;
   let user: ResolvedUser | undefined;
-  if (await verifyAdmin(rt, req.username, password)) {
+  let detail: Record<string, unknown> | undefined;
+  if (!req.transactionId && (await verifyAdmin(rt, req.username, password))) {
     caller = { role: 'admin', username: req.username, realm: '', authtype: 'password', client: req.client };
   } else {
-    ({ caller, user } = (await loginRealmUser(rt, req, password)) ?? {});
+    const outcome = await loginRealmUser(rt, req, password);
+    if (outcome && 'challenge' in outcome) return outcome;
+    ({ caller, user, detail } = outcome ?? {});
   }
   if (!caller) throw new AuthError(WRONG_CREDENTIALS, AuthCode.WrongCredentials);
   const subject = subjectOf(caller, user);
   const rights = await rightsOf(rt, caller, user);
   const token = await issueJwt(rt, caller, rights, await jwtValidity(rt, subject));
-  return { caller, token, rights, menus: menusFor(rights), settings: await webuiSettings(rt, subject) };
+  const settings = await webuiSettings(rt, subject);
+  return { caller, token, rights, menus: menusFor(rights), settings, ...(detail ? { detail } : {}) };
 }
 
 /** A user-store call during /auth: a store that fails rejects the login; the reason goes to the log, not to the client. */
@@ -69,14 +84,32 @@ async function storeCall<T>(
   }
 }
 
-/** login_mode=privacyIDEA: the password is PIN+OTP of one of the user's tokens. */
-async function tokenLogin(rt: Runtime, user: ResolvedUser, pass: string, client: string): Promise<boolean> {
+/**
+ * login_mode=privacyIDEA: the password is checked as /validate/check does (PIN+OTP, or the PIN
+ * starting challenges, or the OTP answering them); undefined when the check refused the request.
+ */
+async function tokenLogin(
+  rt: Runtime,
+  user: ResolvedUser,
+  pass: string,
+  req: LoginRequest,
+): Promise<CheckResult | undefined> {
   try {
-    return (await check(rt, { user: user.login, realm: user.realm, pass, client })).value;
+    return await check(rt, {
+      user: user.login,
+      realm: user.realm,
+      pass,
+      client: req.client,
+      ...(req.transactionId ? { transactionId: req.transactionId } : {}),
+    });
   } catch (e) {
-    if (e instanceof AuthsrvError) return false;
+    if (e instanceof AuthsrvError) return undefined;
     throw e;
   }
+}
+
+function startedChallenges(detail: Record<string, unknown> | undefined): boolean {
+  return Array.isArray(detail?.multi_challenge) && detail.multi_challenge.length > 0;
 }
 
 /**
@@ -88,23 +121,37 @@ async function loginRealmUser(
   rt: Runtime,
   req: LoginRequest,
   password: string,
-): Promise<{ caller: Caller; user: ResolvedUser } | undefined> {
+): Promise<
+  { caller: Caller; user: ResolvedUser; detail?: Record<string, unknown> } | LoginChallenge | undefined
+> {
   const { login: name, realm } = await splitLogin(rt, req.username!, req.realm);
   if (!realm) return undefined;
   const user = await storeCall(rt, name, realm, () => findUser(rt, name, realm));
   if (!user) return undefined;
   const mode = await loginMode(rt, { username: user.login, realm: user.realm, client: req.client, user });
   if (mode === 'disable') throw new PolicyError('The login for this user is disabled.');
-  // login_mode=privacyIDEA checks the password as PIN+OTP against the user's tokens, as
-  // /validate/check does; a challenge (PIN only) is a failed login here.
+  // login_mode=privacyIDEA checks the password as /validate/check does: PIN+OTP logs in, a PIN
+  // that starts challenges answers with them (the client repeats /auth with the OTP and the
+  // transaction_id), a failure carries the check's detail.
+  let detail: Record<string, unknown> | undefined;
   if (mode === 'privacyIDEA') {
-    if (!(await tokenLogin(rt, user, password, req.client))) return undefined;
+    const res = await tokenLogin(rt, user, password, req);
+    if (!res) return undefined;
+    if (!res.value) {
+      if (startedChallenges(res.detail)) return { challenge: { ...res.detail, ...PI_LOGIN } };
+      throw new AuthError(WRONG_CREDENTIALS, AuthCode.WrongCredentials, res.detail);
+    }
+    detail = { ...PI_LOGIN };
+  } else if (req.transactionId) {
+    // Only a token login has a second leg.
+    return undefined;
   } else if (!(await storeCall(rt, name, realm, () => user.store.checkPassword(user.info, password))))
     return undefined;
   const role = rt.config.security.superuserRealms.includes(user.realm) ? 'admin' : 'user';
   return {
     caller: { role, username: user.login, realm: user.realm, authtype: 'password', client: req.client },
     user,
+    ...(detail ? { detail } : {}),
   };
 }
 

@@ -64,7 +64,7 @@ export async function autoassign(
   if ((await tokensOfOwner(rt, user.resolver, user.userid)).length > 0) return res;
   const prependPin = await configFlag(rt, 'PrependPin', true);
   for (const t of await unassignedInRealm(rt, user.realm)) {
-    if (!t.type.hasOtp || unusable(t) || t.row.locked === 1) continue;
+    if (!t.type.hasOtp || unusable(t, rt.clock()) || t.row.locked === 1) continue;
     const parts = splitPass(t, pass, prependPin);
     if (!parts) continue;
     if (mode === 'userstore' && !(await user.store.checkPassword(user.info, parts.pin).catch(() => false)))

@@ -41,8 +41,27 @@ export interface ListResult {
   token?: LoadedToken;
 }
 
+/** A stored validity date (`YYYY-MM-DDThh:mm+oooo`) in ms; NaN when unreadable. */
+function validityTime(text: string | undefined): number {
+  const m = text ? /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})([+-]\d{2})(\d{2})$/.exec(text) : null;
+  return m ? Date.parse(`${m[1]}T${m[2]}:00${m[3]}:${m[4]}`) : Number.NaN;
+}
+
+/** Whether `now` is outside the token's validity_period_start … validity_period_end. */
+function outsideValidity(t: LoadedToken, now: Date): boolean {
+  const start = validityTime(t.info.validity_period_start);
+  const end = validityTime(t.info.validity_period_end);
+  // An unreadable date that is set counts as outside: a token never gets more validity than meant.
+  if (
+    (t.info.validity_period_start && Number.isNaN(start)) ||
+    (t.info.validity_period_end && Number.isNaN(end))
+  )
+    return true;
+  return now.getTime() < start || now.getTime() > end;
+}
+
 /** Why a token cannot be used now, or undefined (check_all). */
-export function unusable(t: LoadedToken): string | undefined {
+export function unusable(t: LoadedToken, now: Date): string | undefined {
   const max = (k: string) => Number.parseInt(t.info[k] ?? '0', 10) || 0;
   const count = (k: string) => Number.parseInt(t.info[k] ?? '0', 10) || 0;
   if (
@@ -52,6 +71,7 @@ export function unusable(t: LoadedToken): string | undefined {
     return 'Authentication counter exceeded';
   if (Number(t.row.active) !== 1) return 'Token is disabled';
   if (t.row.failcount >= t.row.maxfail) return 'Failcounter exceeded';
+  if (outsideValidity(t, now)) return 'Outside validity period';
   if (t.row.rollout_state === 'clientwait' || t.row.rollout_state === 'verify')
     return 'Token is not yet enrolled';
   return undefined;
@@ -79,7 +99,7 @@ async function pinOk(rt: Runtime, t: LoadedToken, pin: string, o: ListOptions): 
  */
 function presentedTokenCheck(rt: Runtime, prependPin: boolean, noCounter: boolean): PasswordCheck {
   return async (t, pass) => {
-    if (Number(t.row.revoked) === 1 || unusable(t) || t.type.checksOtherTokens) return false;
+    if (Number(t.row.revoked) === 1 || unusable(t, rt.clock()) || t.type.checksOtherTokens) return false;
     const parts = splitPass(t, pass, prependPin);
     if (!parts || !(await pinMatches(t, parts.pin, rt))) return false;
     const match = t.type.checkOtp(tokenState(rt, t), parts.otp, rt.clock());
@@ -193,7 +213,7 @@ export async function checkTokenList(
   const clearTimeout = await configNumber(rt, 'failcounter_clear_timeout', 0);
   for (const t of tokens) {
     await clearTimedOutFailcount(rt, t, clearTimeout, now);
-    const why = unusable(t);
+    const why = unusable(t, now);
     if (o.transactionId) {
       // An unfit token still answers, to be told why it cannot be used (privacyIDEA's message),
       // except one at maxfail: the answer to a locked token must not tell whether it was right.
@@ -320,19 +340,21 @@ async function answerChallenge(
 ): Promise<ListResult> {
   const now = rt.clock();
   const tid = o.transactionId!;
+  // DefaultResetFailCount: every counter step also clears the fail counter, even of an unfit token.
+  const resetOnStep = await configFlag(rt, 'DefaultResetFailCount', false);
   for (const t of tokens) {
     const live = (await challengesOf(rt, tid, t.row.serial)).filter((c) => isValid(c, now));
     if (live.length === 0) continue;
     const answeredOutOfBand = o.pass === '' && live.some((c) => Number(c.otp_valid) === 1);
     let ok = answeredOutOfBand;
     let info: Record<string, string> | undefined;
-    const unfit = unusable(t);
+    const unfit = unusable(t, now);
     if (!ok && t.type.checksOtherTokens) {
       // 4eyes: the answer presents further tokens; short of the rule, the next round asks again.
       for (const c of live) {
         const r: EyesOutcome = await presentEyes(rt, t, passwordsOf(rt, t, o.pass), c.data, checkPresented);
         if (r.met) {
-          ok = await consumeOtp(rt, t, Number(t.row.count), undefined, !unfit);
+          ok = await consumeOtp(rt, t, Number(t.row.count), undefined, !unfit || resetOnStep);
           break;
         }
         if (r.progressed) {
@@ -352,7 +374,7 @@ async function answerChallenge(
         if (match) break;
       }
       match ??= await autoResync(rt, t, o.pass, now);
-      ok = match !== null && (await consumeOtp(rt, t, match.newCount, match.newKey, !unfit));
+      ok = match !== null && (await consumeOtp(rt, t, match.newCount, match.newKey, !unfit || resetOnStep));
       info = match?.info ?? undefined;
     }
     if (ok) {

@@ -346,7 +346,7 @@ export async function triggerChallenge(ctx: Context, input: TriggerInput): Promi
       t.type.challengeCapable &&
       Number(t.row.revoked) !== 1 &&
       Number(t.row.locked) !== 1 &&
-      !unusable(t) &&
+      !unusable(t, ctx.clock()) &&
       (!type || t.type.type === type),
   );
   const entries = fit.length > 0 ? await createChallenges(ctx, fit, pol) : [];

@@ -340,19 +340,52 @@ describe.each(testDialects())('/validate on %s', (dialect) => {
     const after = await tokenRow(serial);
     expect(Number(after!.count)).toBe(1);
     expect(after!.failcount).toBe(1);
+    // Unless DefaultResetFailCount says every counter step clears it.
+    await setConfig(op, [{ key: 'DefaultResetFailCount', value: 'True' }]);
+    try {
+      await setToken(serial, { active: 1 });
+      const c1 = await check({ user: 'alice', pass: '1234' });
+      await setToken(serial, { active: 0 });
+      const r1 = await check({ user: 'alice', transaction_id: c1.detail.transaction_id, pass: hotp(KEY, 1) });
+      expect(r1.detail.message).toMatch(/^Challenge matches, but token is not fit/);
+      expect((await tokenRow(serial))!.failcount).toBe(0);
+    } finally {
+      await s.rt.store.db.deleteFrom('config').where('name', '=', 'DefaultResetFailCount').execute();
+    }
 
     // A token at maxfail: whether the answer was right stays unknown (no oracle for a locked token).
     await setToken(serial, { active: 1 });
     const c2 = await check({ user: 'alice', pass: '1234' });
     await setToken(serial, { maxfail: 1 });
+    await s.rt.store.db.updateTable('token').set({ failcount: 1 }).where('serial', '=', serial).execute();
     const locked = await check({
       user: 'alice',
       transaction_id: c2.detail.transaction_id,
-      pass: hotp(KEY, 1),
+      pass: hotp(KEY, 2),
     });
     expect(locked.result.value).toBe(false);
     expect(locked.detail.message).toBe('Failcounter exceeded');
-    expect(Number((await tokenRow(serial))!.count)).toBe(1);
+    expect(Number((await tokenRow(serial))!.count)).toBe(2);
+  });
+
+  it('refuses a token outside its validity period (start and end, minute precision, any offset)', async () => {
+    const serial = await hotpFor('alice');
+    // The test clock is 2026-03-01T12:00Z.
+    const set = (values: Record<string, string>) =>
+      s.call('POST', '/token/set', { serial, ...values }, admin);
+    ok(await set({ validity_period_end: '2026-03-01T11:59+0000' }));
+    const late = await check({ user: 'alice', pass: `1234${hotp(KEY, 0)}` });
+    expect(late.result.value).toBe(false);
+    expect(late.detail.message).toBe('Outside validity period');
+    expect(Number((await tokenRow(serial))!.count)).toBe(0);
+    // 13:30 at +0130 is 12:00Z: still valid in that minute.
+    ok(await set({ validity_period_end: '2026-03-01T13:30+0130' }));
+    expect((await check({ user: 'alice', pass: `1234${hotp(KEY, 0)}` })).result.value).toBe(true);
+    ok(await set({ validity_period_end: '', validity_period_start: '2026-03-01T12:01+0000' }));
+    const early = await check({ user: 'alice', pass: `1234${hotp(KEY, 1)}` });
+    expect(early.detail.message).toBe('Outside validity period');
+    now = new Date('2026-03-01T12:01:30Z');
+    expect((await check({ user: 'alice', pass: `1234${hotp(KEY, 1)}` })).result.value).toBe(true);
   });
 
   it('resynchronises a HOTP token answering a challenge when AutoResync is on', async () => {
@@ -573,6 +606,59 @@ describe.each(testDialects())('/validate on %s', (dialect) => {
     expect(
       (await s.call('POST', '/auth', { username: 'alice', password: `1234${hotp(KEY, 0)}` })).status,
     ).toBe(401);
+  });
+
+  it('logs a user in with challenge-response under login_mode=privacyIDEA: PIN first, then OTP', async () => {
+    await hotpFor('alice');
+    await policy('pi', { scope: 'webui', action: 'login_mode=privacyIDEA' });
+    await policy('cr', { scope: 'authentication', action: 'challenge_response=hotp' });
+    const first = await s.call('POST', '/auth', { username: 'alice', password: '1234' });
+    expect(first.status).toBe(200);
+    expect(first.json.id).toBe(2);
+    expect(first.json.result).toEqual({ status: true, value: false, authentication: 'CHALLENGE' });
+    expect(first.json.detail).toMatchObject({ loginmode: 'privacyIDEA', message: 'please enter otp: ' });
+    expect(first.json.detail.multi_challenge).toHaveLength(1);
+    const tid = first.json.detail.transaction_id as string;
+
+    // A wrong answer: 401 with the check's detail; the challenge stays answerable.
+    const wrong = await s.call('POST', '/auth', {
+      username: 'alice',
+      password: '000000',
+      transaction_id: tid,
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.json.result.error.code).toBe(4031);
+    expect(wrong.json.detail.message).toBe('Response did not match the challenge.');
+
+    const second = await s.call('POST', '/auth', {
+      username: 'alice',
+      password: hotp(KEY, 0),
+      transaction_id: tid,
+    });
+    expect(second.status).toBe(200);
+    expect(second.json.result.authentication).toBe('ACCEPT');
+    expect(second.json.result.value).toMatchObject({ role: 'user', username: 'alice', auth: true });
+    expect(second.json.detail.loginmode).toBe('privacyIDEA');
+    // The JWT works.
+    const token = second.json.result.value.token as string;
+    expect(ok(await s.call('GET', '/token/', {}, token)).count).toBe(1);
+    // Answered once only.
+    const again = await s.call('POST', '/auth', {
+      username: 'alice',
+      password: hotp(KEY, 1),
+      transaction_id: tid,
+    });
+    expect(again.status).toBe(401);
+
+    // With the user store deciding, a transaction_id never logs anybody in.
+    await deletePolicy(op, 'pi');
+    const store = await s.call('POST', '/auth', {
+      username: 'alice',
+      password: 'alicepw',
+      transaction_id: tid,
+    });
+    expect(store.status).toBe(401);
+    expect((await s.call('POST', '/auth', { username: 'alice', password: 'alicepw' })).status).toBe(200);
   });
 
   it('accepts values computed by Debian oathtool (HOTP and TOTP)', async () => {

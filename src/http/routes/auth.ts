@@ -10,10 +10,15 @@ export function authRoutes(r: RouteTable): void {
       password: params.str('password'),
       realm: params.str('realm'),
       client,
+      transactionId: params.str('transaction_id'),
     }).catch((e) => {
       audit.authentication = 'REJECT';
       throw e;
     });
+    if ('challenge' in result) {
+      audit.authentication = 'CHALLENGE';
+      return { rid: 2, value: false, detail: result.challenge };
+    }
     const { caller } = result;
     if (caller.role === 'admin') {
       audit.administrator = caller.username;
@@ -34,6 +39,7 @@ export function authRoutes(r: RouteTable): void {
         menus: result.menus,
         auth: true,
       },
+      ...(result.detail ? { detail: result.detail } : {}),
     };
   });
   r.add('get', '/auth/rights', anyRoleRoute(null), async ({ context }) => ({
