@@ -13,6 +13,7 @@ import { realmCommand } from './commands/realm.ts';
 import { resolverCommand } from './commands/resolver.ts';
 import { serveCommand } from './commands/serve.ts';
 import { tokenCommand } from './commands/token.ts';
+import { tokengroupCommand } from './commands/tokengroup.ts';
 import { userCommand } from './commands/user.ts';
 import { validateCommand } from './commands/validate.ts';
 
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
     userCommand,
     policyCommand,
     tokenCommand,
+    tokengroupCommand,
     validateCommand,
   ]) {
     program.addCommand(make());

@@ -21,6 +21,7 @@ import type { Store } from '../store/database.ts';
 import type { Database, PolicyTable } from '../store/schema.ts';
 import type { Context, Runtime } from './context.ts';
 import { AuthsrvError, ParameterError, ResourceNotFoundError } from './errors.ts';
+import { checkLength, LIMITS } from './limits.ts';
 
 /** The change counter row in `meta`: incremented by every policy write. */
 export const POLICY_VERSION_ROW = 'policy_version';
@@ -144,6 +145,7 @@ const NAME_CHARS = /^[A-Za-z0-9_.\- ]+$/;
 
 /** privacyIDEA's name rules: the API's character check, then set_policy's white space and reserved names. */
 export function checkPolicyName(name: string): void {
+  checkLength('name', name, LIMITS.name);
   if (!NAME_CHARS.test(name)) {
     throw new ParameterError('The name of the policy may only contain the characters a-zA-Z0-9_. -');
   }
@@ -339,6 +341,21 @@ function forgetCompiled(rt: Runtime): void {
 // Service functions.
 
 /** Creates or updates a policy (reference 5.6); returns its database id. Nothing is stored on error. */
+const TEXT_FIELDS = [
+  'action',
+  'realm',
+  'adminrealm',
+  'adminuser',
+  'resolver',
+  'user',
+  'client',
+  'time',
+  'servicenode',
+  'user_agents',
+  'description',
+  'conditions',
+] as const;
+
 export async function setPolicy(ctx: Context, name: string, input: PolicyInput): Promise<number> {
   const id = await ctx.store.db.transaction().execute((trx) => setPolicyIn(ctx, trx, name, input));
   forgetCompiled(ctx);
@@ -396,6 +413,8 @@ async function setPolicyIn(
     description: merged.description,
     conditions: JSON.stringify(merged.conditions),
   };
+  // Each attribute is one TEXT column (JSON for the lists): checked as stored.
+  for (const f of TEXT_FIELDS) checkLength(f, values[f], LIMITS.text);
   let id: number;
   if (existing) {
     await trx.updateTable('policy').set(values).where('id', '=', existing.id).execute();

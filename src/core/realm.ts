@@ -6,6 +6,7 @@ import type { Database } from '../store/schema.ts';
 import { grantedRealms } from './access.ts';
 import type { Context, Runtime } from './context.ts';
 import { ParameterError, ResourceNotFoundError } from './errors.ts';
+import { checkLength, LIMITS } from './limits.ts';
 
 const REALM_SYNTAX = /^[a-z0-9_.-]{1,255}$/;
 export const NO_PRIORITY = 1000;
@@ -18,6 +19,7 @@ function realmKey(name: string): string {
 /** Realm names are lower-case and spaces become '-', as in privacyIDEA. */
 export function normaliseRealmName(name: string): string {
   const n = realmKey(name);
+  checkLength('realm', n, LIMITS.name);
   if (!REALM_SYNTAX.test(n)) {
     throw new ParameterError(`Invalid realm name '${name}': use letters, digits, '_', '-' or '.'`);
   }

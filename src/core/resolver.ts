@@ -5,6 +5,7 @@ import { resolverKind } from '../resolvers/registry.ts';
 import type { ResolverKind, ResolverSettings, TestResult, UserStore } from '../resolvers/user-store.ts';
 import type { Context, Runtime } from './context.ts';
 import { ConfigAdminError, ParameterError, UserError } from './errors.ts';
+import { checkLength, LIMITS, TEXT_COLUMN_BYTES } from './limits.ts';
 import { CENSORED } from './system-config.ts';
 
 export const NAME_SYNTAX = /^[A-Za-z0-9_.-]{1,255}$/;
@@ -27,6 +28,7 @@ export interface ResolverView {
 const NOT_SETTINGS = new Set(['resolver', 'type', 'nonce', 'name']);
 
 function checkName(name: string): void {
+  checkLength('resolver', name, LIMITS.name);
   if (!NAME_SYNTAX.test(name)) {
     throw new ParameterError(`Invalid resolver name '${name}': use letters, digits, '_', '-' or '.'`);
   }
@@ -175,6 +177,12 @@ export async function saveResolver(
       : { settings: {}, secrets: new Set<string>() };
     const merged = mergeSettings(kind, params, before.settings, before.secrets);
     const config = seal(ctx, merged.settings, merged.secrets);
+    // All settings share one TEXT column; MariaDB holds 65 535 bytes there.
+    if (Buffer.byteLength(config, 'utf8') > TEXT_COLUMN_BYTES) {
+      throw new ParameterError(
+        `The settings of resolver '${name}' are too long: at most ${TEXT_COLUMN_BYTES} bytes can be stored`,
+      );
+    }
     if (existing) {
       await trx
         .updateTable('resolver')

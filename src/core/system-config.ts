@@ -4,6 +4,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Context, Runtime } from './context.ts';
 import { ParameterError, ResourceNotFoundError } from './errors.ts';
+import { TEXT_COLUMN_BYTES } from './limits.ts';
 
 export const CENSORED = '__CENSORED__';
 export const CONFIG_TYPES = ['', 'int', 'string', 'text', 'password', 'public'] as const;
@@ -137,6 +138,12 @@ export async function setConfig(
         .executeTakeFirst();
       const valid = validateEntry(e, stored);
       if (valid.type === 'password') valid.value = ctx.hsm.encrypt(valid.value);
+      // The value column is TEXT: MariaDB holds 65 535 bytes there (multi-byte or encrypted text is longer).
+      if (Buffer.byteLength(valid.value, 'utf8') > TEXT_COLUMN_BYTES) {
+        throw new ParameterError(
+          `The value of ${e.key} is too long: at most ${TEXT_COLUMN_BYTES} bytes can be stored${valid.type === 'password' ? ' (encrypted)' : ''}`,
+        );
+      }
       out[e.key] = await upsert(trx, valid, stored !== undefined);
     }
     return out;

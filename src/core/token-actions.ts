@@ -9,12 +9,14 @@ import type { Database } from '../store/schema.ts';
 import { HotpType } from '../tokens/hotp.ts';
 import { findCounter, isHashlib } from '../tokens/oath.ts';
 import { hashlibOf } from '../tokens/oath-type.ts';
+import type { OtpMatch } from '../tokens/token-type.ts';
 import { TotpType } from '../tokens/totp.ts';
 import { actionValue, allow, grantedRealms } from './access.ts';
 import type { Context } from './context.ts';
 import { enrollmentValue } from './enrollment-policy.ts';
 import { ParameterError, PolicyError, TokenAdminError } from './errors.ts';
-import { checkPinPolicy, randomPin } from './pin-policy.ts';
+import { checkLength, cutChars, LIMITS } from './limits.ts';
+import { checkPinPolicy, randomPinFor } from './pin-policy.ts';
 import { userStore } from './resolver.ts';
 import {
   checkSerial,
@@ -41,9 +43,11 @@ import {
   requireToken,
   sealKey,
   setTokenInfo,
+  setTokenInfoRacing,
   setTokenOwner,
   setTokenRealms,
   tokenState,
+  validityDate,
 } from './token-store.ts';
 import { findUser, type ResolvedUser } from './user.ts';
 
@@ -90,7 +94,7 @@ async function pinRules(
   const changes = new Map<number, string>();
   for (const t of tokens) {
     const owner = await ownerUser(ctx, t);
-    await checkPinPolicy(ctx, pin, targetOfOwner(owner, t.realms[0]));
+    await checkPinPolicy(ctx, pin, targetOfOwner(owner, t.realms[0]), t.row.tokentype);
     const next = await nextPinChange(ctx, { owner, realm: t.realms[0] });
     if (next !== undefined) changes.set(t.row.id, next);
   }
@@ -149,7 +153,7 @@ export async function assignToken(
   await checkTokenLimits(ctx, owner, owner.realm, t.row.tokentype, undefined);
   let pinChange: string | undefined;
   if (p.pin) {
-    await checkPinPolicy(ctx, p.pin, targetOfOwner(owner));
+    await checkPinPolicy(ctx, p.pin, targetOfOwner(owner), t.row.tokentype);
     pinChange = await nextPinChange(ctx, { owner });
   }
   const pin = p.pin !== undefined ? await pinHash(p.pin) : undefined;
@@ -326,7 +330,7 @@ export async function setRandomPins(ctx: Context, sel: Selection): Promise<{ cou
   const target = targetOfOwner(await ownerUser(ctx, first), first.realms[0]);
   const length = Number.parseInt((await actionValue(ctx, 'otp_pin_set_random', target)) ?? '', 10);
   if (!Number.isInteger(length) || length <= 0) throw new TokenAdminError(EMPTY_RANDOM_PIN, 301);
-  const pin = randomPin(length, (await actionValue(ctx, 'otp_pin_contents', target)) ?? '');
+  const pin = await randomPinFor(ctx, length, target, first.row.tokentype);
   const changes = await pinRules(ctx, p.tokens, pin);
   await writePins(ctx, p.tokens, pin, changes);
   return { count: p.tokens.length, pin };
@@ -502,8 +506,11 @@ export interface GetSerialQuery {
 }
 
 /**
- * GET /token/getserial/<otp>: the HOTP token among the candidates whose next `window` values hold
- * the OTP; the value is consumed (the counter moves past it). Several matches → ERR1200.
+ * GET /token/getserial/<otp>: the HOTP or TOTP token among the candidates whose values within
+ * `window` hold the OTP (HOTP: the next `window` counters; TOTP: ±`window` time steps around now,
+ * newer than its last accepted step). The value is consumed: the counter moves past it (TOTP: the
+ * matched step becomes the last accepted one and the drift is learned), so it can no longer be
+ * used to authenticate. Several matches → ERR1200.
  */
 export async function serialByOtp(
   ctx: Context,
@@ -523,20 +530,25 @@ export async function serialByOtp(
   const rows = await query.selectAll().orderBy('serial').execute();
   if (q.countOnly) return { serial: null, count: rows.length };
   const window = q.window ?? 10;
-  const found: { t: LoadedToken; counter: number }[] = [];
+  const now = ctx.clock();
+  const found: { t: LoadedToken; match: OtpMatch }[] = [];
   for (const t of await loadRows(
     ctx,
-    rows.filter((r) => r.tokentype === 'hotp'),
+    rows.filter((r) => r.tokentype === 'hotp' || r.tokentype === 'totp'),
   )) {
     const state = tokenState(ctx, t);
-    if (otp.length !== state.otplen) continue;
-    const c = findCounter(state.key(), otp, state.count, window, state.otplen, hashlibOf(state));
-    if (c >= 0) found.push({ t, counter: c });
+    const match =
+      t.row.tokentype === 'hotp'
+        ? hotp.matchAhead(state, otp, window)
+        : totp.matchNear(state, otp, now, window);
+    if (match) found.push({ t, match });
   }
   if (found.length > 1) throw new TokenAdminError('multiple tokens are matching this OTP value!', 1200);
   const hit = found[0];
-  if (hit && !(await consumeOtp(ctx, hit.t, hit.counter + 1))) return { serial: null, count: rows.length };
-  return { serial: hit ? hit.t.row.serial : null, count: rows.length };
+  if (!hit || !(await consumeOtp(ctx, hit.t, hit.match.newCount)))
+    return { serial: null, count: rows.length };
+  if (hit.match.info) await setTokenInfoRacing(ctx, hit.t.row.id, hit.match.info);
+  return { serial: hit.t.row.serial, count: rows.length };
 }
 
 export async function setDescriptions(
@@ -551,7 +563,7 @@ export async function setDescriptions(
     for (const t of p.tokens)
       await trx
         .updateTable('token')
-        .set({ description: description.slice(0, 80) })
+        .set({ description: cutChars(description, 80) })
         .where('id', '=', t.row.id)
         .execute();
   });
@@ -577,21 +589,6 @@ function nonNegativeInt(name: string, v: string): number {
   return Number(v);
 }
 
-/**
- * A validity date in privacyIDEA's stored form `YYYY-MM-DDThh:mm+oooo`; ISO forms with seconds,
- * `Z` or `+hh:mm` are accepted. Empty removes the limit.
- */
-export function validityDate(name: string, v: string): string {
-  if (v.trim() === '') return '';
-  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/.exec(
-    v.trim(),
-  );
-  if (!m || Number.isNaN(Date.parse(`${m[1]}T${m[2]}:00Z`)))
-    throw new ParameterError(`'${name}' must be a date like 2025-01-31T10:00+0000, not '${v}'`);
-  const zone = !m[3] || m[3] === 'Z' ? '+0000' : m[3].replace(':', '');
-  return `${m[1]}T${m[2]}${zone}`;
-}
-
 /** POST /token/set: the number of attributes set, summed over the tokens. */
 export async function setTokenAttributes(
   ctx: Context,
@@ -601,7 +598,7 @@ export async function setTokenAttributes(
   const columns: { description?: string; count_window?: number; sync_window?: number; maxfail?: number } = {};
   const info: Record<string, string> = {};
   const dropInfo: string[] = [];
-  if (given.description !== undefined) columns.description = given.description.slice(0, 80);
+  if (given.description !== undefined) columns.description = cutChars(given.description, 80);
   if (given.count_window !== undefined)
     columns.count_window = nonNegativeInt('count_window', given.count_window);
   if (given.sync_window !== undefined) columns.sync_window = nonNegativeInt('sync_window', given.sync_window);
@@ -675,6 +672,8 @@ export async function setInfoOfToken(
   value: string,
 ): Promise<boolean> {
   if (!key) throw ParameterError.missing('key');
+  checkLength('key', key, LIMITS.name);
+  checkLength('value', value, LIMITS.text);
   const p = await pick(ctx, 'settokeninfo', { serial });
   const t = p.tokens[0]!;
   refuseLocked([t]);

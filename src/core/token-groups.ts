@@ -4,6 +4,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Context, Runtime } from './context.ts';
 import { ConfigAdminError, ParameterError, ResourceNotFoundError, TokenAdminError } from './errors.ts';
+import { checkLength, LIMITS } from './limits.ts';
 import { forEachToken, TOKEN_LOCKED } from './token.ts';
 import type { LoadedToken } from './token-store.ts';
 
@@ -35,6 +36,8 @@ export async function setTokenGroup(
 ): Promise<number> {
   const trimmed = name.trim();
   if (!trimmed) throw ParameterError.missing('name');
+  checkLength('name', trimmed, LIMITS.name);
+  checkLength('description', description, LIMITS.description);
   const db = ctx.store.db;
   const existing = await db
     .selectFrom('tokengroup')

@@ -11,6 +11,7 @@ import { findTokenType } from '../tokens/registry.ts';
 import { allow, grantedRealms, isAllowed } from './access.ts';
 import type { Context } from './context.ts';
 import { ParameterError, PolicyError, TokenAdminError } from './errors.ts';
+import { cutChars, LIMITS } from './limits.ts';
 import { realmExists } from './realm.ts';
 import { checkSerial, ownerRecord, typeSettings } from './token.ts';
 import { findToken, sealKey, setTokenInfo, setTokenOwner, setTokenRealms } from './token-store.ts';
@@ -572,6 +573,7 @@ async function createImportedToken(
     return `invalid serial '${t.serial}'`;
   }
   if (!HEX.test(t.otpkey)) return 'the key is not hexadecimal';
+  if (t.otpkey.length > LIMITS.otpkey) return `the key is longer than ${LIMITS.otpkey} characters`;
   if (await findToken(ctx, t.serial)) return `a token with the serial ${t.serial} exists already`;
   const info: Record<string, string> = { tokenkind: 'hardware', creation_date: isoSeconds(ctx.clock()) };
   if (t.type === 'hotp' || t.type === 'totp') {
@@ -612,7 +614,7 @@ async function createImportedToken(
       .values({
         serial: t.serial,
         tokentype: type.type,
-        description: (t.description ?? 'imported').slice(0, 80),
+        description: cutChars(t.description ?? 'imported', 80),
         otplen,
         key_enc: sealKey(ctx, Buffer.from(t.otpkey, 'hex')),
         pin_hash: '',

@@ -8,7 +8,8 @@ import type { Database, TokenTable } from '../store/schema.ts';
 import { findTokenType } from '../tokens/registry.ts';
 import type { TokenState, TokenType } from '../tokens/token-type.ts';
 import type { Runtime } from './context.ts';
-import { ResourceNotFoundError, TokenAdminError } from './errors.ts';
+import { ParameterError, ResourceNotFoundError, TokenAdminError } from './errors.ts';
+import { checkLength, LIMITS } from './limits.ts';
 
 export type TokenRow = Selectable<TokenTable>;
 type Db = Database;
@@ -173,6 +174,11 @@ export async function setTokenInfo(
   entries: Record<string, string>,
   type = '',
 ): Promise<void> {
+  // All entries first: a refused one leaves none of them written.
+  for (const [key, raw] of Object.entries(entries)) {
+    checkLength('tokeninfo key', key, LIMITS.name);
+    checkLength(`tokeninfo ${key.slice(0, 40)}`, raw, LIMITS.text);
+  }
   for (const [key, raw] of Object.entries(entries)) {
     const value = type === 'password' ? rt.hsm.encrypt(raw) : raw;
     const done = await db
@@ -298,6 +304,22 @@ export async function incFailcount(rt: Runtime, t: LoadedToken, now: Date): Prom
 /** `%Y-%m-%dT%H:%M%z` in UTC, as privacyIDEA writes failcounter_exceeded. */
 export function formatMinute(d: Date): string {
   return `${d.toISOString().slice(0, 16)}+0000`;
+}
+
+/**
+ * A validity date (validity_period_start/end of /token/init and /token/set) in privacyIDEA's stored
+ * form `YYYY-MM-DDThh:mm+oooo`; ISO forms with seconds, `Z` or `+hh:mm` are accepted. Empty removes
+ * the limit. Anything else → ParameterError 905.
+ */
+export function validityDate(name: string, v: string): string {
+  if (v.trim() === '') return '';
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/.exec(
+    v.trim(),
+  );
+  if (!m || Number.isNaN(Date.parse(`${m[1]}T${m[2]}:00Z`)))
+    throw new ParameterError(`'${name}' must be a date like 2025-01-31T10:00+0000, not '${v}'`);
+  const zone = !m[3] || m[3] === 'Z' ? '+0000' : m[3].replace(':', '');
+  return `${m[1]}T${m[2]}${zone}`;
 }
 
 /** Adds one to a counting tokeninfo entry (count_auth, count_auth_success). */

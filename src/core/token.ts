@@ -8,7 +8,7 @@ import { parseDuration } from '../policy/matcher.ts';
 import { findTokenType } from '../tokens/registry.ts';
 import type { TypeSettings } from '../tokens/token-type.ts';
 import { planTwoStep } from '../tokens/two-step.ts';
-import { actionValue, allow, grantedRealms, isAllowed, type Target } from './access.ts';
+import { actionValue, actionValues, allow, grantedRealms, isAllowed, type Target } from './access.ts';
 import type { Context, Runtime } from './context.ts';
 import {
   type EnrollmentSubject,
@@ -18,7 +18,8 @@ import {
   enrollmentValues,
 } from './enrollment-policy.ts';
 import { ParameterError, PolicyError, ResourceNotFoundError, TokenAdminError, UserError } from './errors.ts';
-import { checkPinPolicy, randomPin } from './pin-policy.ts';
+import { checkLength, cutChars, LIMITS } from './limits.ts';
+import { checkPinPolicy, randomPinFor } from './pin-policy.ts';
 import { realmExists } from './realm.ts';
 import { userStore } from './resolver.ts';
 import { groupsOfToken } from './token-groups.ts';
@@ -36,6 +37,7 @@ import {
   type TokenOwner,
   tokenState,
   tokensOfOwner,
+  validityDate,
 } from './token-store.ts';
 import { type ResolvedUser, requireUser, splitLogin } from './user.ts';
 
@@ -65,6 +67,7 @@ export const TOKEN_LOCKED = 'This action is not possible, since the token is loc
 const SERIAL = /^[A-Za-z0-9_.:-]{1,40}$/;
 
 export function checkSerial(serial: string): void {
+  checkLength('serial', serial, LIMITS.serial);
   if (!SERIAL.test(serial)) throw new ParameterError('Invalid serial number.');
 }
 
@@ -264,6 +267,8 @@ export async function initToken(ctx: Context, given: Readonly<Record<string, str
   const typeName = params.type || 'hotp';
   const type = findTokenType(typeName);
   if (!type) throw new TokenAdminError(`init token failed. Unknown token type: ${typeName}`, 1610);
+  checkLength('serial', params.serial, LIMITS.serial);
+  checkLength('otpkey', params.otpkey, LIMITS.otpkey);
   const owner = await ownerOf(ctx, params);
   const subject: EnrollmentSubject = { owner, realm: params.realm };
   const target = targetOfOwner(owner, params.realm);
@@ -281,8 +286,10 @@ export async function initToken(ctx: Context, given: Readonly<Record<string, str
   }
   const randomLength = Number.parseInt((await enrollmentValue(ctx, subject, 'otp_pin_random')) ?? '', 10);
   if (Number.isInteger(randomLength) && randomLength > 0)
-    params.pin = randomPin(randomLength, (await actionValue(ctx, 'otp_pin_contents', target)) ?? '');
-  if (params.pin) await checkPinPolicy(ctx, params.pin, target);
+    params.pin = await randomPinFor(ctx, randomLength, target, type.type);
+  // privacyIDEA checks `otppin`, else `pin`, and not at all on a rollover (verify returned above).
+  const checkedPin = params.otppin || params.pin;
+  if (checkedPin && !params.rollover) await checkPinPolicy(ctx, checkedPin, target, type.type);
   if (type.type === 'hotp' || type.type === 'totp') {
     const defaults: [string, string][] = [
       ['hashlib', `${type.type}_hashlib`],
@@ -297,6 +304,17 @@ export async function initToken(ctx: Context, given: Readonly<Record<string, str
   }
   if (params.realm && !owner && !(await realmExists(ctx, params.realm))) {
     throw new ParameterError(`The realm '${params.realm}' does not exist.`);
+  }
+  // validity_period_start/end as /token/set takes them; a malformed date refuses the enrollment.
+  const validity: Record<string, string> = {};
+  for (const k of ['validity_period_start', 'validity_period_end'] as const) {
+    const d = params[k] === undefined ? '' : validityDate(k, params[k]);
+    if (d) validity[k] = d;
+  }
+  const policyValues = new Map<string, string>();
+  for (const action of type.enrollmentActions) {
+    const v = await enrollmentValue(ctx, subject, action);
+    if (v !== undefined) policyValues.set(action, v);
   }
   const serial = params.serial || (await generateSerial(ctx, type.type, params.prefix || type.prefix));
   checkSerial(serial);
@@ -323,6 +341,7 @@ export async function initToken(ctx: Context, given: Readonly<Record<string, str
     user: owner ? { login: owner.login, realm: owner.realm } : undefined,
     now,
     twoStep,
+    policy: (action) => policyValues.get(action),
   });
   const encrypt = isTrue(params.encryptpin) || (await enrollmentIsSet(ctx, subject, 'encrypt_pin'));
   const pin = await pinHash(params.pin, encrypt ? ctx : undefined);
@@ -354,7 +373,7 @@ export async function initToken(ctx: Context, given: Readonly<Record<string, str
     }
     const values = {
       tokentype: type.type,
-      description: (params.description ?? enrollment.description ?? existing?.description ?? '').slice(0, 80),
+      description: cutChars(params.description ?? enrollment.description ?? existing?.description ?? '', 80),
       otplen: enrollment.otplen ?? intSetting(settings, 'DefaultOtpLen', 6),
       key_enc: sealKey(ctx, enrollment.key),
       rollout_state: enrollment.rolloutState ?? '',
@@ -391,6 +410,7 @@ export async function initToken(ctx: Context, given: Readonly<Record<string, str
     }
     await setTokenInfo(ctx, trx, id, {
       ...enrollment.info,
+      ...validity,
       ...(pinChange !== undefined ? { next_pin_change: pinChange } : {}),
     });
     if (owner) await setTokenOwner(trx, id, ownerRecord(owner));
@@ -583,6 +603,16 @@ export interface ListQuery {
   assigned?: string | undefined;
   active?: string | undefined;
   rollout_state?: string | undefined;
+  /** Comma-separated token types (exact, case-insensitive). */
+  type_list?: string | undefined;
+  /** Owner's user id / resolver; `*` wildcards, `*` alone = no filter. */
+  userid?: string | undefined;
+  resolver?: string | undefined;
+  /** Tokens whose tokeninfo `infokey` has exactly the value `infovalue` (both or neither). */
+  infokey?: string | undefined;
+  infovalue?: string | undefined;
+  /** Tokens in this container; this server has no containers, so any serial matches none. */
+  container_serial?: string | undefined;
   sortby?: string | undefined;
   sortdir?: string | undefined;
   page?: number | undefined;
@@ -597,7 +627,12 @@ const SORTABLE = new Set([
   'maxfail',
   'failcount',
   'count',
+  'count_window',
+  'sync_window',
   'active',
+  'revoked',
+  'locked',
+  'rollout_state',
   'id',
 ]);
 
@@ -619,7 +654,58 @@ export async function listTokens(
     query = query.where(sql<boolean>`token.description LIKE ${likePattern(q.description)} ESCAPE '!'`);
   if (q.active === 'true' || q.active === 'false')
     query = query.where('token.active', '=', q.active === 'true' ? 1 : 0);
-  if (q.rollout_state) query = query.where('token.rollout_state', '=', q.rollout_state);
+  for (const [name, v] of Object.entries(q))
+    if (typeof v === 'string' && v.includes('\u0000'))
+      throw new ParameterError(`The value of '${name}' contains a NUL character`);
+  if (q.rollout_state?.includes('*'))
+    query = query.where(
+      sql<boolean>`LOWER(token.rollout_state) LIKE ${likePattern(q.rollout_state.toLowerCase())} ESCAPE '!'`,
+    );
+  else if (q.rollout_state) query = query.where('token.rollout_state', '=', q.rollout_state);
+  if (q.type_list !== undefined) {
+    const types = q.type_list
+      .split(',')
+      .map((t) => t.trim().toLowerCase())
+      .filter((t) => t !== '');
+    if (!types.length) throw new ParameterError("'type_list' must name at least one token type");
+    query = query.where('token.tokentype', 'in', types);
+  }
+  if ((q.infokey === undefined) !== (q.infovalue === undefined))
+    throw ParameterError.missing(q.infokey === undefined ? 'infokey' : 'infovalue');
+  if (q.infokey !== undefined && q.infovalue !== undefined) {
+    const [key, value] = [q.infokey, q.infovalue];
+    // Correlated on the (token_id, key) unique index: one index probe per candidate token.
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('tokeninfo')
+          .select('tokeninfo.token_id')
+          .whereRef('tokeninfo.token_id', '=', 'token.id')
+          .where('tokeninfo.key', '=', key)
+          .where('tokeninfo.value', '=', value),
+      ),
+    );
+  }
+  // privacyIDEA: `userid` and `resolver` filter the owner; `*` matches anything, so alone it is no filter.
+  const ownerPattern = (v: string | undefined) => (v?.replace(/\*/g, '') ? v : undefined);
+  const userid = ownerPattern(q.userid);
+  const resolver = ownerPattern(q.resolver);
+  if (userid || resolver) {
+    query = query.where(({ exists, selectFrom }) => {
+      let owners = selectFrom('tokenowner')
+        .select('tokenowner.token_id')
+        .whereRef('tokenowner.token_id', '=', 'token.id');
+      for (const [column, v] of [
+        ['tokenowner.user_id', userid],
+        ['tokenowner.resolver', resolver],
+      ] as const) {
+        if (v?.includes('*'))
+          owners = owners.where(sql<boolean>`${sql.ref(column)} LIKE ${likePattern(v)} ESCAPE '!'`);
+        else if (v) owners = owners.where(column, '=', v);
+      }
+      return exists(owners);
+    });
+  }
+  if (q.container_serial) query = query.where(sql<boolean>`1 = 0`);
   const ownerQuery = ctx.caller.role === 'user' ? { user: ctx.caller.username, realm: ctx.caller.realm } : q;
   const owner = ownerQuery.user ? await ownerOf(ctx, ownerQuery) : undefined;
   if (owner) {
@@ -673,9 +759,25 @@ export async function listTokens(
   const rows = await query
     .selectAll('token')
     .orderBy(`token.${sortby}` as 'token.serial', q.sortdir === 'desc' ? 'desc' : 'asc')
+    .orderBy('token.id', 'asc') // ties (active, failcount, …) must not move rows between pages
     .limit(pagesize)
     .offset((page - 1) * pagesize)
     .execute();
   const tokens = await Promise.all((await loadRows(ctx, rows)).map((t) => tokenView(ctx, t)));
+  // hide_tokeninfo (privacyIDEA's prepolicy sets hidden_tokeninfo, overriding any request parameter).
+  const hidden = new Set(
+    (
+      await actionValues(
+        ctx,
+        'hide_tokeninfo',
+        owner ? { user: owner.login, realm: owner.realm, resolver: owner.resolver } : {},
+      )
+    ).keys(),
+  );
+  if (hidden.size)
+    for (const t of tokens)
+      t.info = Object.fromEntries(
+        Object.entries(t.info as Record<string, unknown>).filter(([key]) => !hidden.has(key)),
+      );
   return { tokens, count, prev: page > 1 ? page - 1 : null, next: page * pagesize < count ? page + 1 : null };
 }

@@ -4,6 +4,7 @@ import type { UserChanges, UserRecord, UserStore } from '../resolvers/user-store
 import { actionValues, grantedRealms, unrestricted } from './access.ts';
 import type { Context, Runtime } from './context.ts';
 import { ParameterError, PolicyError, UserError } from './errors.ts';
+import { checkLength, LIMITS } from './limits.ts';
 import { defaultRealm, orderedResolvers, realmExists } from './realm.ts';
 import { userStore, userStoreOf } from './resolver.ts';
 import { configFlag } from './system-config.ts';
@@ -393,11 +394,13 @@ export async function setUserAttribute(
   value: string,
   type: string | undefined,
 ): Promise<number> {
+  checkLength('key', key, LIMITS.name);
   if (!ATTRIBUTE_KEY.test(key)) throw new ParameterError(`Invalid attribute name '${key}'`);
   if (INTERNAL_PREFIXES.some((p) => key.startsWith(p))) {
     throw new ParameterError(`Invalid attribute name! '${key}' is reserved for internal use.`);
   }
   if (value.length > 10_000) throw new ParameterError('The attribute value is longer than 10000 characters');
+  checkLength('type', type, LIMITS.attributeType);
   if (!maySet(await editableAttributes(ctx, user), key, value))
     throw new PolicyError(`You are not allowed to set the custom user attribute ${key}!`);
   return ctx.store.db.transaction().execute(async (trx) => {

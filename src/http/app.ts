@@ -6,6 +6,7 @@ import Koa from 'koa';
 import { writeAudit } from '../core/audit.ts';
 import type { Runtime } from '../core/context.ts';
 import { AuthError, AuthsrvError, RequestBodyError } from '../core/errors.ts';
+import { valueRefusedByDatabase } from '../core/limits.ts';
 import { ClientAddress } from './client-ip.ts';
 import { errorEnvelope, type Reply, serialise, successEnvelope } from './envelope.ts';
 import { Params, parseParams, type RawRequest, readBody } from './params.ts';
@@ -66,7 +67,9 @@ export function createApp(rt: Runtime): Koa {
       state.params = await parseParams(request);
       await next();
     } catch (e) {
-      failure = e;
+      // A value the database refused as too long (or as unstorable text) is bad input, not a
+      // server fault: its transaction has rolled back, so the answer is a ParameterError (905).
+      failure = valueRefusedByDatabase(e) ?? e;
       // A refused body still leaves the query string, whose nonce the error answer echoes.
       if (e instanceof RequestBodyError)
         state.params = await parseParams({ ...request, body: Buffer.alloc(0) });

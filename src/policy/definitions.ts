@@ -146,7 +146,7 @@ const ADMIN: Table = {
   otp_pin_maxlength: int('The maximum length of the OTP PIN.', 'pin'),
   otp_pin_minlength: int('The minimum length of the OTP PIN.', 'pin'),
   otp_pin_contents: str(
-    'Character classes the OTP PIN must contain (c, n, s, o, [grouping], + or -).',
+    'Character classes of the OTP PIN: c, n, s (each required), +cn (one of them), -ns (not these), [chars] (only these).',
     'pin',
   ),
   otp_pin_set_random: int('Length of the random OTP PIN set by setrandompin.', 'pin'),

@@ -2,7 +2,7 @@
 // service through the required tokeninfo `service_id`. privacyIDEA uses the token only for requests
 // that name the same service (case-insensitive), hence useForAuthentication.
 import { ParameterError } from '../core/errors.ts';
-import { PasswordTokenType } from './password-type.ts';
+import { PasswordTokenType, randomPassword } from './password-type.ts';
 import type { AuthRequestInfo, Enrollment, EnrollRequest, TokenState } from './token-type.ts';
 
 /** privacyIDEA's default length of a generated application-specific password. */
@@ -15,8 +15,8 @@ export class ApplspecType extends PasswordTokenType {
     'Application Specific Password: A token with a fixed password. Can be used for certain applications or services.';
   protected readonly detailKey = 'password';
 
-  protected generatedLength(req: EnrollRequest): number {
-    return Number(req.settings.get('applspec.length') ?? DEFAULT_LENGTH) || DEFAULT_LENGTH;
+  protected async generatedPassword(req: EnrollRequest): Promise<string> {
+    return randomPassword(Number(req.settings.get('applspec.length') ?? DEFAULT_LENGTH) || DEFAULT_LENGTH);
   }
 
   override async enroll(req: EnrollRequest): Promise<Enrollment> {

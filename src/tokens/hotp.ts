@@ -26,8 +26,16 @@ export class HotpType extends OathTokenType {
   }
 
   checkOtp(token: TokenState, otp: string): OtpMatch | null {
+    return this.matchAhead(token, otp, token.countWindow);
+  }
+
+  /**
+   * The counter among the next `window` ones whose value is `otp`: what checkOtp does with
+   * count_window, and /token/getserial with its `window` parameter (reference 3.5).
+   */
+  matchAhead(token: TokenState, otp: string, window: number): OtpMatch | null {
     if (otp.length !== token.otplen || !/^\d+$/.test(otp)) return null;
-    const c = findCounter(token.key(), otp, token.count, token.countWindow, token.otplen, hashlibOf(token));
+    const c = findCounter(token.key(), otp, token.count, window, token.otplen, hashlibOf(token));
     return c < 0 ? null : { counter: c, newCount: c + 1 };
   }
 

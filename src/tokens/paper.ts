@@ -2,7 +2,7 @@
 // Enrollment and checks are HotpType's (its enrollment detail keeps the otpauth://hotp/ URI, as
 // privacyIDEA's does); this type only adds the printed values. It delegates instead of extending
 // HotpType because HotpType's `type` is the literal 'hotp'.
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError, PolicyError } from '../core/errors.ts';
 import { HotpType } from './hotp.ts';
 import { hotpValue, isHashlib } from './oath.ts';
 import {
@@ -21,17 +21,25 @@ export class PaperType extends TokenType {
   readonly prefix = 'PPR';
   readonly description = 'PPR: One Time Passwords printed on a sheet of paper.';
   readonly #hotp = new HotpType();
+  override readonly enrollmentActions = ['papertoken_count'];
 
   /**
    * As hotp (a seed is generated unless `otpkey` is given), plus `otps` in the detail: the values
-   * of counters 0 … N−1 (counter → value), N from `papertoken_count` (the enrollment policy) or
-   * `papercount`, 100 by default.
+   * of counters 0 … N−1 (counter → value), N from the enrollment policy `papertoken_count` (which
+   * wins over the request, as privacyIDEA's pre-policy overwrites the parameter), else the
+   * parameter `papertoken_count` or `papercount`, 100 by default.
    */
   async enroll(req: EnrollRequest): Promise<Enrollment> {
-    const countText = req.params.papertoken_count || req.params.papercount || String(DEFAULT_COUNT);
-    const count = Number(countText);
-    if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT)
-      throw new ParameterError(`The number of OTP values must be 1 to ${MAX_COUNT}, not '${countText}'`);
+    const fromPolicy = req.policy?.('papertoken_count');
+    const countText =
+      fromPolicy ?? (req.params.papertoken_count || req.params.papercount || String(DEFAULT_COUNT));
+    const count = /^\s*\+?\d{1,9}\s*$/.test(countText) ? Number(countText) : Number.NaN;
+    if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) {
+      const message = `The number of OTP values must be 1 to ${MAX_COUNT}, not '${countText}'`;
+      throw fromPolicy === undefined
+        ? new ParameterError(message)
+        : new PolicyError(`${message} (policy papertoken_count)`);
+    }
     const enrollment = await this.#hotp.enroll(req);
     const key = enrollment.key as Buffer;
     const otplen = enrollment.otplen ?? 6;

@@ -1,7 +1,8 @@
 // Static-password tokens (pw, registration; reference 3.1, 4.5): the secret is a password whose
 // length is the otplen, so the PIN comes first and the password after it.
 import { randomInt } from 'node:crypto';
-import { ParameterError } from '../core/errors.ts';
+import { randomPin } from '../core/char-classes.ts';
+import { ParameterError, PolicyError } from '../core/errors.ts';
 import { sameOtp } from './oath.ts';
 import {
   type Enrollment,
@@ -20,17 +21,38 @@ export function randomPassword(length: number): string {
   return out;
 }
 
+/**
+ * A password from the enrollment policies `<prefix>.length` and `<prefix>.contents` (pw,
+ * registration; reference 5.5), as privacyIDEA's init_token_length_contents sets them: the policy
+ * value, else the type's default (no system config, no request parameter). The contents use the
+ * format of otp_pin_contents (`cns`, `+…`, `-…`, `[…]`; src/core/pin-policy.ts); without a contents
+ * policy the password is letters and digits without look-alikes. A length that is no positive
+ * integer, or contents privacyIDEA does not read → PolicyError 303.
+ */
+async function policyPassword(req: EnrollRequest, prefix: string, defaultLength: number): Promise<string> {
+  const lengthText = req.policy?.(`${prefix}.length`);
+  let length = defaultLength;
+  if (lengthText !== undefined) {
+    length = /^\s*\+?\d{1,9}\s*$/.test(lengthText) ? Number(lengthText) : 0;
+    if (length < 1)
+      throw new PolicyError(`The policy ${prefix}.length must be a positive integer, not '${lengthText}'`);
+  }
+  const contents = req.policy?.(`${prefix}.contents`);
+  if (!contents) return randomPassword(length);
+  return randomPin(length, contents);
+}
+
 export abstract class PasswordTokenType extends TokenType {
   /** The detail key of the password in the /token/init answer. */
   protected abstract readonly detailKey: string;
-  /** The length of a generated password. */
-  protected abstract generatedLength(req: EnrollRequest): number;
+  /** A generated password. */
+  protected abstract generatedPassword(req: EnrollRequest): Promise<string>;
   /** Whether the caller may choose the password (otpkey). */
   protected readonly acceptsOtpkey: boolean = true;
 
   async enroll(req: EnrollRequest): Promise<Enrollment> {
     const given = this.acceptsOtpkey && req.params.genkey !== '1' ? req.params.otpkey : undefined;
-    const password = given || randomPassword(this.generatedLength(req));
+    const password = given || (await this.generatedPassword(req));
     if (password.length > 256) throw new ParameterError('The password is longer than 256 characters');
     return {
       key: Buffer.from(password, 'utf8'),
@@ -50,8 +72,10 @@ export class PwType extends PasswordTokenType {
   readonly prefix = 'PW';
   readonly description = 'PW: A static password.';
   protected readonly detailKey = 'password';
-  protected generatedLength(req: EnrollRequest): number {
-    return Number(req.settings.get('pw.length') ?? 12) || 12;
+  override readonly enrollmentActions = ['pw.length', 'pw.contents'];
+  /** pw.length (default 12) and pw.contents of the enrollment policy. */
+  protected generatedPassword(req: EnrollRequest): Promise<string> {
+    return policyPassword(req, 'pw', 12);
   }
 }
 
@@ -63,7 +87,9 @@ export class RegistrationType extends PasswordTokenType {
   protected readonly detailKey = 'registrationcode';
   protected override readonly acceptsOtpkey = false;
   override readonly singleUse = true;
-  protected generatedLength(req: EnrollRequest): number {
-    return Number(req.settings.get('registration.length') ?? 24) || 24;
+  override readonly enrollmentActions = ['registration.length', 'registration.contents'];
+  /** registration.length (default 24) and registration.contents of the enrollment policy. */
+  protected generatedPassword(req: EnrollRequest): Promise<string> {
+    return policyPassword(req, 'registration', 24);
   }
 }

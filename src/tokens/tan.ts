@@ -3,7 +3,7 @@
 // without it as the new secret, which the store writes in the compare-and-set of the counter, so
 // a TAN is accepted at most once however many requests carry it.
 import { randomInt } from 'node:crypto';
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError, PolicyError } from '../core/errors.ts';
 import { sameOtp } from './oath.ts';
 import {
   type Enrollment,
@@ -46,11 +46,13 @@ export class TanType extends TokenType {
   readonly type = 'tan';
   readonly prefix = 'PITN';
   readonly description = 'TAN: TANs printed on a sheet of paper.';
+  override readonly enrollmentActions = ['tantoken_count'];
 
   /**
    * `tans` (separated by spaces or commas; all of one length, which becomes the otplen) or a
-   * generated list of `tantoken_count` (the enrollment policy) or `tancount` TANs of `otplen`
-   * (6 or 8) digits, 100 by default.
+   * generated list of TANs of `otplen` (6 or 8) digits: as many as the enrollment policy
+   * `tantoken_count` says (it wins over the request, as privacyIDEA's pre-policy overwrites the
+   * parameter), else the parameter `tantoken_count` or `tancount`, 100 by default.
    */
   async enroll(req: EnrollRequest): Promise<Enrollment> {
     const p = req.params;
@@ -63,10 +65,15 @@ export class TanType extends TokenType {
       if (len > 64) throw new ParameterError('A TAN must not be longer than 64 characters');
       if (new Set(tans).size !== tans.length) throw new ParameterError('The TANs must be distinct');
     } else {
-      const countText = p.tantoken_count || p.tancount || String(DEFAULT_COUNT);
-      const count = Number(countText);
-      if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT)
-        throw new ParameterError(`The number of TANs must be 1 to ${MAX_COUNT}, not '${countText}'`);
+      const fromPolicy = req.policy?.('tantoken_count');
+      const countText = fromPolicy ?? (p.tantoken_count || p.tancount || String(DEFAULT_COUNT));
+      const count = /^\s*\+?\d{1,9}\s*$/.test(countText) ? Number(countText) : Number.NaN;
+      if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) {
+        const message = `The number of TANs must be 1 to ${MAX_COUNT}, not '${countText}'`;
+        throw fromPolicy === undefined
+          ? new ParameterError(message)
+          : new PolicyError(`${message} (policy tantoken_count)`);
+      }
       const otplenText = p.otplen || req.settings.get('DefaultOtpLen') || '6';
       const digits = Number(otplenText);
       if (digits !== 6 && digits !== 8)

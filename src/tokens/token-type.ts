@@ -70,6 +70,12 @@ export interface EnrollRequest {
   now: Date;
   /** hotp/totp: the step of a two-step enrollment (src/tokens/two-step.ts), if it is one. */
   twoStep?: TwoStepRequest | undefined;
+  /**
+   * The value of an enrollment-scope policy action for the token's owner (or realm), for the
+   * actions the type lists in `enrollmentActions` (`pw.length`, `papertoken_count`, …); undefined
+   * when no policy sets it. The token service fills it; absent, no policy applies.
+   */
+  policy?: ((action: string) => string | undefined) | undefined;
 }
 
 /** What enrollment produces. */
@@ -118,6 +124,8 @@ export abstract class TokenType {
    * checks (4eyes, src/core/four-eyes.ts); such a type's checkOtp/checkResponse never match.
    */
   readonly checksOtherTokens: boolean = false;
+  /** The enrollment-scope policy actions the type reads through `EnrollRequest.policy`. */
+  readonly enrollmentActions: readonly string[] = [];
 
   abstract enroll(req: EnrollRequest): Promise<Enrollment>;
 

@@ -38,11 +38,20 @@ export class TotpType extends OathTokenType {
   }
 
   checkOtp(token: TokenState, otp: string, now: Date): OtpMatch | null {
+    return this.matchNear(token, otp, now, this.steps(token, now).w);
+  }
+
+  /**
+   * The step within ±`window` steps of now (+ timeShift) whose value is `otp`, if it is newer than
+   * the last accepted one: what checkOtp does with timeWindow, and /token/getserial with its
+   * `window` parameter (a number of steps, reference 3.5).
+   */
+  matchNear(token: TokenState, otp: string, now: Date, window: number): OtpMatch | null {
     if (otp.length !== token.otplen || !/^\d+$/.test(otp)) return null;
-    const { step, secs, current, w } = this.steps(token, now);
-    const c = findCounter(token.key(), otp, current - w, 2 * w, token.otplen, hashlibOf(token));
+    const { step, secs, current } = this.steps(token, now);
+    const c = findCounter(token.key(), otp, current - window, 2 * window, token.otplen, hashlibOf(token));
     if (c < 0 || (token.count !== 0 && c <= token.count)) return null;
-    return { counter: c, newCount: c, info: { timeShift: String(Math.round(c * step - secs)) } };
+    return { counter: c, newCount: c, info: { timeShift: String(c * step - Math.floor(secs)) } };
   }
 
   override previousOtp(token: TokenState): string | undefined {
@@ -63,6 +72,6 @@ export class TotpType extends OathTokenType {
     if (c1 < 0 || (token.count !== 0 && c1 <= token.count)) return null;
     if (findCounter(token.key(), otp2, c1 + 1, 1, token.otplen, hashlib) !== c1 + 1) return null;
     const c2 = c1 + 1;
-    return { counter: c2, newCount: c2 + 1, info: { timeShift: String(Math.round(c2 * step - secs)) } };
+    return { counter: c2, newCount: c2 + 1, info: { timeShift: String(c2 * step - Math.floor(secs)) } };
   }
 }

@@ -48,6 +48,53 @@ describe.each(testDialects())('concurrent /validate/check on %s', (dialect) => {
     }
   });
 
+  it('accepts one of twenty simultaneous requests carrying the same TOTP value', async () => {
+    await initToken(withCaller(s.rt, localOperator()), {
+      type: 'totp',
+      otpkey: KEY,
+      serial: 'CONCTOTP1',
+    });
+    // A high maxfail: every loser reaches the OTP check instead of 'Failcounter exceeded'.
+    await s.rt.store.db
+      .updateTable('token')
+      .set({ maxfail: 1000 })
+      .where('serial', '=', 'CONCTOTP1')
+      .execute();
+    // The server runs on the real clock: the value of now's step (the window absorbs a step change).
+    const step = Math.floor(Date.now() / 30_000);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        s.call('POST', '/validate/check', { serial: 'CONCTOTP1', pass: hotp(KEY, step) }),
+      ),
+    );
+    for (const a of answers) expect(a.json.result.status, a.text).toBe(true);
+    const accepted = answers.filter((a) => a.json.result.value === true);
+    expect(accepted).toHaveLength(1);
+    expect(accepted[0]!.json.result.authentication).toBe('ACCEPT');
+    expect(accepted[0]!.json.detail).toMatchObject({ message: 'matching 1 tokens', serial: 'CONCTOTP1' });
+    const rejected = answers.filter((a) => a.json.result.value === false);
+    expect(rejected).toHaveLength(19);
+    for (const a of rejected) {
+      expect(a.json.result.authentication, a.text).toBe('REJECT');
+      expect(a.json.detail.message, a.text).toMatch(/^wrong otp value/);
+    }
+    // The token's last used step is the one of the value: a replay afterwards is refused too.
+    const row = await s.rt.store.db
+      .selectFrom('token')
+      .select(['count', 'failcount'])
+      .where('serial', '=', 'CONCTOTP1')
+      .executeTakeFirstOrThrow();
+    expect(Number(row.count)).toBe(step);
+    expect(row.failcount).toBe(19);
+    await s.rt.store.db
+      .updateTable('token')
+      .set({ failcount: 0 })
+      .where('serial', '=', 'CONCTOTP1')
+      .execute();
+    const replay = await s.call('POST', '/validate/check', { serial: 'CONCTOTP1', pass: hotp(KEY, step) });
+    expect(replay.json.result.value, replay.text).toBe(false);
+  });
+
   it('counts every one of twenty simultaneous requests in count_auth', async () => {
     const admin = await s.adminToken();
     await initToken(withCaller(s.rt, localOperator()), {

@@ -1,7 +1,7 @@
 // The static-password types (spass, pw, registration; reference 3.1, 4.5) and the type registry
 // with its `enroll<TYPE>` policy actions.
 import { describe, expect, it } from 'vitest';
-import { ParameterError, TokenAdminError } from '../../src/core/errors.ts';
+import { ParameterError, PolicyError, TokenAdminError } from '../../src/core/errors.ts';
 import { actionDef } from '../../src/policy/definitions.ts';
 import { HotpType } from '../../src/tokens/hotp.ts';
 import { PwType, RegistrationType, randomPassword } from '../../src/tokens/password-type.ts';
@@ -12,8 +12,18 @@ import { TotpType } from '../../src/tokens/totp.ts';
 
 const GENERATED = /^[1-9a-km-zA-HJ-NP-Z]+$/;
 
-function request(params: Record<string, string>, config: Record<string, string> = {}): EnrollRequest {
-  return { serial: 'PW0001', params, settings: { get: (k) => config[k] }, now: new Date() };
+function request(
+  params: Record<string, string>,
+  config: Record<string, string> = {},
+  policies: Record<string, string> = {},
+): EnrollRequest {
+  return {
+    serial: 'PW0001',
+    params,
+    settings: { get: (k) => config[k] },
+    now: new Date(),
+    policy: (a) => policies[a],
+  };
 }
 
 function stateOf(password: string, count = 0): TokenState {
@@ -86,7 +96,7 @@ describe('PwType', () => {
     expect(one.otplen).toBe(1);
   });
 
-  it('generates a password (length pw.length, default 12) without otpkey or with genkey', async () => {
+  it('generates a password (policy pw.length, default 12) without otpkey or with genkey', async () => {
     const g = await pw.enroll(request({}));
     const password = (g.detail as { password: string }).password;
     expect(password).toHaveLength(12);
@@ -96,10 +106,17 @@ describe('PwType', () => {
     const withGenkey = await pw.enroll(request({ genkey: '1', otpkey: 'geheim123' }));
     expect(withGenkey.detail).not.toEqual({ password: 'geheim123' });
     expect(withGenkey.otplen).toBe(12);
-    const long = await pw.enroll(request({}, { 'pw.length': '20' }));
+    const long = await pw.enroll(request({}, {}, { 'pw.length': '20' }));
     expect(long.otplen).toBe(20);
     expect((long.detail as { password: string }).password).toHaveLength(20);
-    expect((await pw.enroll(request({}, { 'pw.length': 'abc' }))).otplen).toBe(12);
+    // The system config is not read; a bad policy value is refused.
+    expect((await pw.enroll(request({}, { 'pw.length': '20' }))).otplen).toBe(12);
+    await expect(pw.enroll(request({}, {}, { 'pw.length': 'abc' }))).rejects.toBeInstanceOf(PolicyError);
+    const digits = await pw.enroll(request({}, {}, { 'pw.length': '30', 'pw.contents': 'n' }));
+    expect((digits.detail as { password: string }).password).toMatch(/^(?=.*\d)[\x21-\x7e]{30}$/);
+    const onlyDigits = await pw.enroll(request({}, {}, { 'pw.contents': '-cs' }));
+    expect((onlyDigits.detail as { password: string }).password).toMatch(/^\d{12}$/);
+    await expect(pw.enroll(request({}, {}, { 'pw.contents': 'xyz' }))).rejects.toBeInstanceOf(PolicyError);
   });
 
   it('refuses a password longer than 256 characters', async () => {
@@ -144,8 +161,10 @@ describe('RegistrationType', () => {
     expect(code).toMatch(GENERATED);
     expect(e.otplen).toBe(24);
     expect(e.key?.toString('utf8')).toBe(code);
-    const short = await reg.enroll(request({}, { 'registration.length': '10' }));
+    const short = await reg.enroll(request({}, {}, { 'registration.length': '10' }));
     expect(short.otplen).toBe(10);
+    const chosen = await reg.enroll(request({}, {}, { 'registration.contents': '[ab]' }));
+    expect((chosen.detail as { registrationcode: string }).registrationcode).toMatch(/^[ab]{24}$/);
   });
 
   it('checks the code for equality', async () => {

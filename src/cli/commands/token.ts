@@ -8,11 +8,13 @@ import {
   resetTokens,
   resyncToken,
   revokeTokens,
+  serialByOtp,
   setPins,
   unassignTokens,
 } from '../../core/token-actions.ts';
 import { requireToken } from '../../core/token-store.ts';
 import { audited, printJson, printTable, readNewPassword, readStdinLine, withContext } from '../common.ts';
+import { tokenGroupCommand } from './token-group.ts';
 import { tokenImportCommand } from './token-import.ts';
 
 const text = (v: unknown) => (Array.isArray(v) ? v.join(', ') : String(v ?? ''));
@@ -97,6 +99,28 @@ function initDetail(o: InitOptions): string {
   return words.join(' ');
 }
 
+interface GetSerialOptions {
+  type?: string;
+  serial?: string;
+  assigned?: boolean;
+  unassigned?: boolean;
+  window?: string;
+  count?: boolean;
+  json?: boolean;
+}
+
+/** What the audit row's info records of a getserial: the options, not the OTP value. */
+function getSerialDetail(o: GetSerialOptions): string {
+  const words: string[] = [];
+  if (o.type) words.push(`--type ${o.type}`);
+  if (o.serial) words.push(`--serial ${o.serial}`);
+  if (o.assigned) words.push('--assigned');
+  if (o.unassigned) words.push('--unassigned');
+  if (o.window !== undefined) words.push(`--window ${o.window}`);
+  if (o.count) words.push('--count');
+  return words.join(' ');
+}
+
 export function tokenCommand(): Command {
   const token = new Command('token').description('tokens: enroll, list, assign and manage their lifecycle');
   token
@@ -106,11 +130,50 @@ export function tokenCommand(): Command {
     .option('--realm <realm>', "the user's realm, or without --user: only tokens of owners in this realm")
     .option('--serial <serial>', 'only this serial (* wildcards, or a comma-separated list)')
     .option('--type <type>', 'only tokens of this type (* wildcards)')
+    .option('--type-list <types>', 'only tokens of these types (comma-separated)')
+    .option('--tokenrealm <realm>', 'only tokens in this realm')
+    .option('--userid <id>', 'only tokens whose owner has this user id (* wildcards)')
+    .option('--resolver <resolver>', 'only tokens whose owner is in this resolver (* wildcards)')
+    .option('--infokey <key>', 'with --infovalue: only tokens with this tokeninfo value')
+    .option('--infovalue <value>', 'the exact value of the tokeninfo key --infokey')
+    .option('--description <text>', 'only tokens with this description (* wildcards)')
+    .option('--rollout-state <state>', 'only tokens in this rollout state (* wildcards)')
     .option('--json', 'print JSON')
     .action(
-      async (o: { user?: string; realm?: string; serial?: string; type?: string; json?: boolean }, cmd) => {
+      async (
+        o: {
+          user?: string;
+          realm?: string;
+          serial?: string;
+          type?: string;
+          typeList?: string;
+          tokenrealm?: string;
+          userid?: string;
+          resolver?: string;
+          infokey?: string;
+          infovalue?: string;
+          description?: string;
+          rolloutState?: string;
+          json?: boolean;
+        },
+        cmd,
+      ) => {
         const result = await withContext(cmd, (ctx) =>
-          listTokens(ctx, { user: o.user, realm: o.realm, serial: o.serial, type: o.type, pagesize: 10_000 }),
+          listTokens(ctx, {
+            user: o.user,
+            realm: o.realm,
+            serial: o.serial,
+            type: o.type,
+            type_list: o.typeList,
+            tokenrealm: o.tokenrealm,
+            userid: o.userid,
+            resolver: o.resolver,
+            infokey: o.infokey,
+            infovalue: o.infovalue,
+            description: o.description,
+            rollout_state: o.rolloutState,
+            pagesize: 10_000,
+          }),
         );
         if (o.json) return printJson(result.tokens);
         printTable(
@@ -259,6 +322,44 @@ export function tokenCommand(): Command {
       );
       console.log(`PIN of token '${serial}' set.`);
     });
+  token
+    .command('getserial <otp>')
+    .description('find the HOTP or TOTP token that produced an OTP value; the value is used up')
+    .option('--type <type>', 'only tokens of this type (hotp, totp)')
+    .option('--serial <text>', 'only tokens whose serial contains this text')
+    .option('--assigned', 'only tokens with an owner')
+    .option('--unassigned', 'only tokens without an owner')
+    .option('--window <n>', 'HOTP: the next N counters; TOTP: N time steps either side of now (default 10)')
+    .option('--count', 'only count the tokens that would be checked')
+    .option('--json', 'print JSON ({serial, count})')
+    .action(async (otp: string, o: GetSerialOptions, cmd: Command) => {
+      if (o.window !== undefined && !/^\d{1,9}$/.test(o.window.trim()))
+        throw new ParameterError(`'window' must be a positive integer, not '${o.window}'`);
+      const query = {
+        type: o.type,
+        serial: o.serial,
+        assigned: o.assigned === true,
+        unassigned: o.unassigned === true,
+        countOnly: o.count === true,
+        ...(o.window !== undefined ? { window: Number(o.window) } : {}),
+      };
+      const result = await withContext(cmd, (ctx) =>
+        audited(
+          ctx,
+          'token getserial',
+          getSerialDetail(o),
+          () => serialByOtp(ctx, otp, query),
+          {},
+          (r) => (r.serial ? { serial: r.serial } : {}),
+        ),
+      );
+      if (!o.count && result.serial === null) process.exitCode = 1;
+      if (o.json) return printJson(result);
+      if (o.count) console.log(String(result.count));
+      else if (result.serial !== null) console.log(result.serial);
+      else console.log(`No token matches this OTP value (${result.count} tokens checked).`);
+    });
+  token.addCommand(tokenGroupCommand());
   token.addCommand(tokenImportCommand());
   return token;
 }

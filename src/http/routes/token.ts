@@ -1,6 +1,7 @@
 // /token (reference 3.3–3.5). Rights that depend on the token (its owner and realms) are checked
 // in the services for every selected token (check_token_action), so most routes declare none here.
 // Fixed paths (challenges, info, realm, lost, getserial) are declared before /token/:serial.
+import { targetOf } from '../../core/access.ts';
 import { ParameterError } from '../../core/errors.ts';
 import { initToken, listTokens, type Selection } from '../../core/token.ts';
 import {
@@ -74,7 +75,16 @@ export function tokenRoutes(r: RouteTable): void {
     return { value: true, detail };
   });
 
-  r.add('get', '/token/', anyRoleRoute({ admin: 'tokenlist' }), async ({ params, context }) => {
+  // A wildcard `resolver` is only a filter, not a resolver whose realms the right is checked for
+  // (the listing stays limited to the realms the tokenlist right covers).
+  const listRoute = {
+    ...anyRoleRoute({ admin: 'tokenlist' }),
+    target: (p: Readonly<Record<string, string>>) => {
+      const t = targetOf(p);
+      return t.resolver?.includes('*') ? { ...t, resolver: undefined } : t;
+    },
+  };
+  r.add('get', '/token/', listRoute, async ({ params, context }) => {
     const result = await listTokens(context(), {
       serial: params.str('serial') || undefined,
       type: params.str('type') || undefined,
@@ -85,6 +95,13 @@ export function tokenRoutes(r: RouteTable): void {
       assigned: params.str('assigned') || undefined,
       active: params.str('active') || undefined,
       rollout_state: params.str('rollout_state') || undefined,
+      type_list: params.str('type_list') || undefined,
+      userid: params.str('userid') || undefined,
+      resolver: params.str('resolver') || undefined,
+      infokey: params.str('infokey') || undefined,
+      infovalue: params.str('infovalue') || undefined,
+      container_serial: params.str('container_serial') || undefined,
+      // hidden_tokeninfo is not read: the hide_tokeninfo policy decides, as in privacyIDEA.
       sortby: params.str('sortby') || undefined,
       sortdir: params.str('sortdir') || undefined,
       page: intParam(params, 'page'),

@@ -1,0 +1,41 @@
+// `authsrv tokengroup`: the groups of /tokengroup/ (reference 6.5). The tokens in a group are
+// managed with `authsrv token group`.
+import { Command } from 'commander';
+import { deleteTokenGroup, listTokenGroups, setTokenGroup } from '../../core/token-groups.ts';
+import { audited, printJson, printTable, withContext } from '../common.ts';
+
+export function tokengroupCommand(): Command {
+  const tokengroup = new Command('tokengroup').description('token groups: named groups of tokens');
+  tokengroup
+    .command('list [name]')
+    .description('list token groups (NAME: only that one)')
+    .option('--json', 'print JSON')
+    .action(async (name: string | undefined, o: { json?: boolean }, cmd: Command) => {
+      const all = await withContext(cmd, (ctx) => listTokenGroups(ctx, name || undefined));
+      if (o.json) return printJson(all);
+      printTable(
+        ['Name', 'Id', 'Description'],
+        Object.entries(all).map(([n, g]) => [n, g.id, g.description]),
+      );
+    });
+  tokengroup
+    .command('set <name>')
+    .description('create a token group, or change its description')
+    .option('--description <text>', 'description (default: kept, or empty for a new group)')
+    .action(async (name: string, o: { description?: string }, cmd: Command) => {
+      const id = await withContext(cmd, (ctx) =>
+        audited(ctx, 'tokengroup set', name, () => setTokenGroup(ctx, name, o.description)),
+      );
+      console.log(`Token group '${name}' saved (id ${id}).`);
+    });
+  tokengroup
+    .command('delete <name>')
+    .description('delete a token group (refused while tokens are in it)')
+    .action(async (name: string, _o, cmd: Command) => {
+      await withContext(cmd, (ctx) =>
+        audited(ctx, 'tokengroup delete', name, () => deleteTokenGroup(ctx, name)),
+      );
+      console.log(`Token group '${name}' deleted.`);
+    });
+  return tokengroup;
+}
