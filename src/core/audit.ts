@@ -165,7 +165,7 @@ export async function writeAudit(rt: Runtime, e: AuditEntry): Promise<number> {
         .executeTakeFirstOrThrow();
       id = Number(r.id);
     }
-    const signature = rt.keys.signer.sign(signedText(id, fields));
+    const signature = await rt.keys.signer.signAsync(signedText(id, fields));
     await trx.updateTable('audit').set({ signature }).where('id', '=', id).execute();
     return id;
   });

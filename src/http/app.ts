@@ -88,7 +88,7 @@ export function createApp(rt: Runtime): Koa {
             : failure instanceof AuthsrvError
               ? 200
               : 500;
-      sendJson(koa, serialise(errorEnvelope(failure, now), signer, nonce));
+      sendJson(koa, await serialise(errorEnvelope(failure, now), signer, nonce));
       if (state.audit)
         state.audit.info ||= failure instanceof AuthsrvError ? failure.message : 'internal error';
     } else if (state.reply && 'empty' in state.reply) {
@@ -101,7 +101,7 @@ export function createApp(rt: Runtime): Koa {
     } else if (state.reply) {
       koa.status = state.status ?? 200;
       const envelope = successEnvelope(state.reply, now);
-      sendJson(koa, serialise(envelope, signer, nonce));
+      sendJson(koa, await serialise(envelope, signer, nonce));
       if (state.audit) {
         state.audit.success = true;
         if (state.reply.rid === 2) {

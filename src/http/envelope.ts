@@ -65,13 +65,13 @@ export function errorEnvelope(err: unknown, now: Date): Record<string, unknown> 
 }
 
 /** Serialises an envelope; signs it (with the request's nonce echoed) when a signer is given. */
-export function serialise(
+export async function serialise(
   envelope: Record<string, unknown>,
   signer: Signer | undefined,
   nonce: unknown,
-): string {
+): Promise<string> {
   if (!signer) return pythonJsonDumps(envelope);
   const body = nonce === undefined ? envelope : { ...envelope, nonce };
-  const signature = signer.sign(pythonJsonDumps(body));
+  const signature = await signer.signAsync(pythonJsonDumps(body));
   return pythonJsonDumps({ ...body, signature });
 }

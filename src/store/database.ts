@@ -11,6 +11,7 @@ import {
   MysqlDialect,
   PostgresDialect,
   SqliteAdapter,
+  type SqliteDatabase,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
@@ -67,6 +68,31 @@ class LockingSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * better-sqlite3 compiles the SQL again on every prepare(), and Kysely prepares every query it
+ * runs; the queries of a login are the same few texts each time. This keeps the compiled
+ * statements of the most recent texts (Kysely never streams here, so a statement is never busy
+ * when it is handed out again).
+ */
+export function statementCache(sqlite: BetterSqlite3.Database, size = 512): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (statement) {
+        // Most recently used last: the first key is the one to evict.
+        cache.delete(sql);
+      } else {
+        statement = sqlite.prepare(sql);
+        if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
+}
+
 /** The SQLite file of a store, to serialise migrations of one file within this process. */
 const sqliteFiles = new WeakMap<Kysely<Database>, string>();
 const migrationsRunning = new Map<string, Promise<unknown>>();
@@ -112,7 +138,9 @@ export async function openDatabase(url: string, baseDir = process.cwd()): Promis
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new LockingSqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({
+      dialect: new LockingSqliteDialect({ database: statementCache(sqlite) }),
+    });
     if (file !== ':memory:') sqliteFiles.set(db, resolve(file));
     return { db, dialect, close: () => db.destroy() };
   }
