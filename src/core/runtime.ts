@@ -48,8 +48,9 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
       node: config.nodeName,
     };
     if (options.migrate !== false) {
-      await registerNode(runtime);
+      // A node whose key does not open this database is refused before it is recorded as a node.
       await checkEncryptionKey(runtime);
+      await registerNode(runtime);
     }
     return runtime;
   } catch (e) {

@@ -1,0 +1,434 @@
+// The documented multi-node set-up (config/README.md, "Several nodes on one database"; issue 6,
+// "Several nodes"): two real `authsrv serve` processes with their own node_name, port and data
+// directory on one PostgreSQL or MariaDB database. The second node joins exactly as the README
+// says: the first node starts, then its encryption.key, signing.key and jwt.secret are copied
+// (mode 0600) into the second node's data directory before that one starts. Then: logins spread
+// over both nodes, a challenge made on one is answered on the other, one OTP value is accepted
+// once across both under concurrent load, and a policy change on one applies on the other at once.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
+import { hotp } from '../helpers/otp.ts';
+import { checkSignedBody } from '../helpers/signature.ts';
+import { writePasswdFile } from '../helpers/user-stores.ts';
+
+const BIN = resolve(import.meta.dirname, '../../bin/authsrv');
+const LISTENING = /^authsrv (\S+) listening on (https?:\/\/\S+)/m;
+const CREATED = /^Created administrator "admin" with password: (\S+)$/m;
+const KEY = '3132333435363738393031323334353637383930';
+/** The files config/README.md says every node must hold copies of. */
+const SHARED_FILES = ['encryption.key', 'signing.key', 'jwt.secret'] as const;
+
+/** The environment of the test run without any AUTHSRV_ variable, plus `extra`. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AUTHSRV_')) env[k] = v;
+  return { ...env, ...extra };
+}
+
+interface Cli {
+  child: ChildProcess;
+  output(): { stdout: string; stderr: string };
+  /** Resolves with the first match of `re` on stdout. */
+  waitFor(re: RegExp, ms?: number): Promise<RegExpMatchArray>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function launch(args: string[], env: Record<string, string>, cwd: string): Cli {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  const waiters: (() => void)[] = [];
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+    for (const w of [...waiters]) w();
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.on('exit', (code, signal) => {
+      for (const w of [...waiters]) w();
+      done({ code, signal });
+    }),
+  );
+  return {
+    child,
+    output: () => ({ stdout, stderr }),
+    exited,
+    waitFor: (re, ms = 20_000) =>
+      new Promise((done, fail) => {
+        const check = () => {
+          const m = stdout.match(re);
+          if (m) {
+            cleanup();
+            done(m);
+          } else if (child.exitCode !== null) {
+            cleanup();
+            fail(new Error(`authsrv exited (${child.exitCode}) before ${re}: ${stdout}\n${stderr}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          fail(new Error(`timed out waiting for ${re}: ${stdout}\n${stderr}`));
+        }, ms);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.splice(waiters.indexOf(check), 1);
+        };
+        waiters.push(check);
+        check();
+      }),
+  };
+}
+
+async function stop(cli: Cli): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (cli.child.exitCode === null) cli.child.kill('SIGTERM');
+  return cli.exited;
+}
+
+interface Answer {
+  status: number;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON
+  json: any;
+}
+
+/** Calls the API of one node; params go as a form body for POST/DELETE and as a query for GET. */
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  params: Record<string, string> = {},
+  token?: string,
+): Promise<Answer> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (token) headers.Authorization = token;
+  let url = base + path;
+  let body: string | undefined;
+  if (method === 'GET') {
+    const q = new URLSearchParams(params).toString();
+    if (q) url += `?${q}`;
+  } else {
+    body = new URLSearchParams(params).toString();
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+  }
+  const res = await fetch(url, { method, headers, body });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, text, json };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON
+function ok(r: Answer): any {
+  if (r.status !== 200 || r.json?.result?.status !== true) {
+    throw new Error(`expected success, got HTTP ${r.status}: ${r.text}`);
+  }
+  return r.json.result.value;
+}
+
+const SERVER_DIALECTS = testDialects().filter((d) => d !== 'sqlite');
+
+if (SERVER_DIALECTS.length === 0) {
+  describe.skip('two authsrv serve nodes on one database (needs AUTHSRV_TEST_POSTGRES_URL or AUTHSRV_TEST_MYSQL_URL)', () => {
+    it('runs on PostgreSQL and MariaDB only', () => undefined);
+  });
+}
+
+describe.each(SERVER_DIALECTS)('two authsrv serve nodes on one %s database', (dialect) => {
+  let home: string;
+  let db: TestDatabase | undefined;
+  const nodes: Cli[] = [];
+  let a: string;
+  let b: string;
+  let admin: string;
+  /** The next unused HOTP counter of alice's token. */
+  let counter = 0;
+
+  const check = async (base: string, params: Record<string, string>) => {
+    const r = await call(base, 'POST', '/validate/check', params);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.result.status, r.text).toBe(true);
+    return r.json;
+  };
+
+  const nodeEnv = (name: string, dataDir: string): Record<string, string> => ({
+    AUTHSRV_NODE_NAME: name,
+    AUTHSRV_DATA_DIR: dataDir,
+    AUTHSRV_DATABASE_URL: db!.url,
+    AUTHSRV_HTTP_PORT: '0',
+  });
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'authsrv-multi-'));
+    db = await createTestDatabase(dialect);
+    const dataA = join(home, 'node-a');
+    const dataB = join(home, 'node-b');
+
+    // The first node creates its keys, the schema and the first administrator.
+    const first = launch(['serve'], nodeEnv('node-a', dataA), home);
+    nodes.push(first);
+    const password = (await first.waitFor(CREATED))[1]!;
+    a = (await first.waitFor(LISTENING))[2]!;
+
+    // The second node gets copies of the three shared files, mode 0600, before its first start.
+    mkdirSync(dataB, { mode: 0o700 });
+    for (const f of SHARED_FILES) {
+      copyFileSync(join(dataA, f), join(dataB, f));
+      expect((statSync(join(dataB, f)).mode & 0o777).toString(8)).toBe('600');
+    }
+    const second = launch(['serve'], nodeEnv('node-b', dataB), home);
+    nodes.push(second);
+    b = (await second.waitFor(LISTENING))[2]!;
+    expect(second.output().stdout).not.toMatch(CREATED);
+
+    admin = ok(await call(a, 'POST', '/auth', { username: 'admin', password })).token;
+
+    // Users, realm and token, all created through node A after node B has started.
+    const file = await writePasswdFile(home, 'users', [{ login: 'alice', password: 'alicepw', uid: 1001 }]);
+    ok(await call(a, 'POST', '/resolver/res1', { type: 'passwdresolver', Filename: file }, admin));
+    ok(await call(a, 'POST', '/realm/realm1', { resolvers: 'res1' }, admin));
+    ok(
+      await call(
+        a,
+        'POST',
+        '/token/init',
+        { type: 'hotp', serial: 'MULTI1', otpkey: KEY, pin: 'pin', user: 'alice', realm: 'realm1' },
+        admin,
+      ),
+    );
+    // A token without a PIN: nothing slows the requests down before the OTP check.
+    ok(await call(a, 'POST', '/token/init', { type: 'hotp', serial: 'MULTI2', otpkey: KEY }, admin));
+    ok(await call(a, 'POST', '/token/set', { serial: 'MULTI2', max_failcount: '1000' }, admin));
+  });
+
+  afterAll(async () => {
+    for (const n of nodes) await stop(n);
+    await db?.drop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it('runs both nodes with the shared keys: one JWT, one signing key, distinct node names', async () => {
+    expect(a).not.toBe(b);
+    // signing.pub is derived from the copied signing.key.
+    expect(readFileSync(join(home, 'node-b', 'signing.pub'), 'utf8')).toBe(
+      readFileSync(join(home, 'node-a', 'signing.pub'), 'utf8'),
+    );
+    // The administrator token of node A is accepted by node B.
+    const onB = await call(b, 'GET', '/token/', { serial: 'MULTI1' }, admin);
+    expect(ok(onB).tokens.map((t: { serial: string }) => t.serial)).toEqual(['MULTI1']);
+    // Node B's answers verify with node A's public key.
+    const signed = await checkSignedBody(onB.text, join(home, 'node-a', 'signing.pub'));
+    expect(signed.verified, signed.opensslOutput).toBe(true);
+  });
+
+  it('refuses to start a node whose encryption.key was not copied from the first node', async () => {
+    const stray = launch(['serve'], nodeEnv('node-x', join(home, 'node-x')), home);
+    const exit = await stray.exited;
+    expect(exit.code).not.toBe(0);
+    expect(exit.code).not.toBeNull();
+    expect(stray.output().stdout).not.toMatch(LISTENING);
+    expect(stray.output().stderr).toContain('encryption.key');
+    // The remedy: copy the three files over the ones it generated, and start it again.
+    const dir = join(home, 'node-x');
+    for (const f of SHARED_FILES) copyFileSync(join(home, 'node-a', f), join(dir, f));
+    const fixed = launch(['serve'], nodeEnv('node-x', dir), home);
+    nodes.push(fixed);
+    const url = (await fixed.waitFor(LISTENING))[2]!;
+    expect(readFileSync(join(dir, 'signing.pub'), 'utf8')).toBe(
+      readFileSync(join(home, 'node-a', 'signing.pub'), 'utf8'),
+    );
+    expect(ok(await call(url, 'GET', '/token/', { serial: 'MULTI1' }, admin)).count).toBe(1);
+    expect(await stop(fixed)).toEqual({ code: 0, signal: null });
+  });
+
+  it('accepts logins spread over both nodes, and both nodes audit them under their own names', async () => {
+    for (let i = 0; i < 10; i++) {
+      const node = i % 2 === 0 ? a : b;
+      const r = await check(node, { user: 'alice', realm: 'realm1', pass: `pin${hotp(KEY, counter++)}` });
+      expect(r.result.value, `login ${i} on ${node}`).toBe(true);
+      expect(r.result.authentication).toBe('ACCEPT');
+    }
+    // A value already used on the other node is refused.
+    const replay = await check(b, { user: 'alice', realm: 'realm1', pass: `pin${hotp(KEY, counter - 2)}` });
+    expect(replay.result.value).toBe(false);
+    ok(await call(a, 'POST', '/token/reset', { serial: 'MULTI1' }, admin));
+
+    const rows = async (base: string) =>
+      ok(
+        await call(
+          base,
+          'GET',
+          '/audit/',
+          { action: 'POST /validate/check', authentication: 'ACCEPT', page_size: '100' },
+          admin,
+        ),
+      ).auditdata as { privacyidea_server: string; sig_check: string; user: string; serial: string }[];
+    let seen: Awaited<ReturnType<typeof rows>>[] = [];
+    // Audit rows may be written in short batches: wait for all ten.
+    for (let i = 0; i < 50; i++) {
+      seen = [await rows(a), await rows(b)];
+      if (seen.every((s) => s.length >= 10)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    for (const view of seen) {
+      expect(view).toHaveLength(10);
+      const byNode = new Map<string, number>();
+      for (const row of view)
+        byNode.set(row.privacyidea_server, (byNode.get(row.privacyidea_server) ?? 0) + 1);
+      expect(Object.fromEntries(byNode)).toEqual({ 'node-a': 5, 'node-b': 5 });
+      // Each node verifies the rows the other signed.
+      expect(new Set(view.map((row) => row.sig_check))).toEqual(new Set(['OK']));
+      expect(new Set(view.map((row) => `${row.user} ${row.serial}`))).toEqual(new Set(['alice MULTI1']));
+    }
+  });
+
+  it('answers on one node a challenge created on the other', async () => {
+    ok(
+      await call(
+        a,
+        'POST',
+        '/policy/cr',
+        { scope: 'authentication', action: 'challenge_response=hotp' },
+        admin,
+      ),
+    );
+    const challenge = await check(a, { user: 'alice', realm: 'realm1', pass: 'pin' });
+    expect(challenge.result.authentication, JSON.stringify(challenge)).toBe('CHALLENGE');
+    const tid: string = challenge.detail.transaction_id;
+    expect(tid).toMatch(/^\d+$/);
+    for (const node of [a, b]) {
+      const poll = await call(node, 'GET', '/validate/polltransaction', { transaction_id: tid });
+      expect(poll.json.result, poll.text).toMatchObject({ status: true, value: false });
+      expect(poll.json.detail.challenge_status).toBe('pending');
+    }
+    const answer = await check(b, {
+      user: 'alice',
+      realm: 'realm1',
+      transaction_id: tid,
+      pass: hotp(KEY, counter++),
+    });
+    expect(answer.result.value, JSON.stringify(answer)).toBe(true);
+    expect(answer.result.authentication).toBe('ACCEPT');
+    expect(answer.detail.serial).toBe('MULTI1');
+    // Both nodes now see the same state of the transaction, and it cannot be answered again.
+    const polls = await Promise.all([a, b].map((n) => call(n, 'GET', `/validate/polltransaction/${tid}`)));
+    expect(polls[0]!.json.result).toEqual(polls[1]!.json.result);
+    expect(polls[0]!.json.detail.challenge_status).toBe(polls[1]!.json.detail.challenge_status);
+    const again = await check(a, {
+      user: 'alice',
+      realm: 'realm1',
+      transaction_id: tid,
+      pass: hotp(KEY, counter),
+    });
+    expect(again.result.value).toBe(false);
+    ok(await call(a, 'POST', '/token/reset', { serial: 'MULTI1' }, admin));
+  });
+
+  it('accepts one OTP value exactly once when twenty requests carry it to both nodes at once', async () => {
+    // PIN and OTP of a user (each request also hashes the PIN).
+    const pass = `pin${hotp(KEY, counter++)}`;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        check(i % 2 === 0 ? a : b, { user: 'alice', realm: 'realm1', pass }),
+      ),
+    );
+    const accepted = answers.filter((r) => r.result.value === true);
+    expect(accepted).toHaveLength(1);
+    expect(accepted[0]!.result.authentication).toBe('ACCEPT');
+    expect(answers.filter((r) => r.result.value === false)).toHaveLength(19);
+    // The losers counted as failures; a reset keeps the token usable.
+    ok(await call(b, 'POST', '/token/reset', { serial: 'MULTI1' }, admin));
+    for (const c of [0, 1]) {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          check(i % 2 === 0 ? a : b, { serial: 'MULTI2', pass: hotp(KEY, c) }),
+        ),
+      );
+      expect(answers.filter((r) => r.result.value === true)).toHaveLength(1);
+      expect(answers.filter((r) => r.result.value === false)).toHaveLength(19);
+      // Every loser counted once, whichever node it reached.
+      const t = ok(await call(a, 'GET', '/token/', { serial: 'MULTI2' }, admin)).tokens[0];
+      expect(t.failcount).toBe(19);
+      ok(await call(b, 'POST', '/token/reset', { serial: 'MULTI2' }, admin));
+    }
+    // The token's counter moved past the value on both nodes: the next value works on either.
+    expect(
+      (await check(b, { user: 'alice', realm: 'realm1', pass: `pin${hotp(KEY, counter++)}` })).result.value,
+    ).toBe(true);
+    expect(
+      (await check(a, { user: 'alice', realm: 'realm1', pass: `pin${hotp(KEY, counter++)}` })).result.value,
+    ).toBe(true);
+  });
+
+  it('applies a policy change made on one node at the next request on the other', async () => {
+    const pinOnly = async (node: string) =>
+      (await check(node, { user: 'alice', realm: 'realm1', pass: 'pin' })).result.authentication as string;
+    // Both nodes have compiled the policies with cr active.
+    expect(await pinOnly(a)).toBe('CHALLENGE');
+    expect(await pinOnly(b)).toBe('CHALLENGE');
+    ok(await call(b, 'POST', '/policy/disable/cr', {}, admin));
+    expect(await pinOnly(a)).toBe('REJECT');
+    ok(await call(a, 'POST', '/policy/enable/cr', {}, admin));
+    expect(await pinOnly(b)).toBe('CHALLENGE');
+    ok(await call(a, 'DELETE', '/policy/cr', {}, admin));
+    expect(await pinOnly(b)).toBe('REJECT');
+    // A policy made on B for node-a only (servicenode) applies on A, not on B.
+    ok(
+      await call(
+        b,
+        'POST',
+        '/policy/cr-a',
+        { scope: 'authentication', action: 'challenge_response=hotp', pinode: 'node-a' },
+        admin,
+      ),
+    );
+    expect(await pinOnly(a)).toBe('CHALLENGE');
+    expect(await pinOnly(b)).toBe('REJECT');
+    ok(await call(b, 'POST', '/token/reset', { serial: 'MULTI1' }, admin));
+    // A login still works on both afterwards.
+    expect(
+      (await check(a, { user: 'alice', realm: 'realm1', pass: `pin${hotp(KEY, counter++)}` })).result.value,
+    ).toBe(true);
+  });
+
+  it('uses on one node a resolver changed on the other at its next request', async () => {
+    const logins = async (node: string) =>
+      (ok(await call(node, 'GET', '/user/', { realm: 'realm1' }, admin)) as { username: string }[])
+        .map((u) => u.username)
+        .sort();
+    expect(await logins(a)).toEqual(['alice']);
+    expect(await logins(b)).toEqual(['alice']);
+    const more = await writePasswdFile(home, 'users2', [
+      { login: 'alice', password: 'alicepw', uid: 1001 },
+      { login: 'bob', password: 'bobpw', uid: 1002 },
+    ]);
+    ok(await call(b, 'POST', '/resolver/res1', { type: 'passwdresolver', Filename: more }, admin));
+    expect(await logins(a)).toEqual(['alice', 'bob']);
+    expect(await logins(b)).toEqual(['alice', 'bob']);
+  });
+
+  it('verifies the audit rows of both nodes with either data directory (`authsrv audit verify`)', async () => {
+    for (const [name, dir] of [
+      ['node-a', 'node-a'],
+      ['node-b', 'node-b'],
+    ] as const) {
+      const cli = launch(['audit', 'verify', '--json'], nodeEnv(name, join(home, dir)), home);
+      const exit = await cli.exited;
+      const { stdout, stderr } = cli.output();
+      expect(exit.code, `${stdout}\n${stderr}`).toBe(0);
+      const r = JSON.parse(stdout);
+      expect(r.checked).toBeGreaterThan(50);
+      expect(r.badSignatures).toEqual([]);
+      expect(r.gapsAfter).toEqual([]);
+    }
+  });
+});
