@@ -24,6 +24,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'http.tls_key', kind: 'string', default: '' },
   { key: 'http.trusted_proxies', kind: 'list', default: [] },
   { key: 'http.max_body_bytes', kind: 'int', default: 1_048_576, min: 1024, max: 104_857_600 },
+  { key: 'http.workers', kind: 'int', default: 1, min: 0, max: 256 },
   { key: 'security.sign_responses', kind: 'bool', default: true },
   { key: 'security.jwt_validity', kind: 'int', default: 3600, min: 60, max: 604_800 },
   { key: 'security.superuser_realms', kind: 'list', default: [] },
@@ -50,6 +51,8 @@ export interface Config {
     tlsKey: string;
     trustedProxies: string[];
     maxBodyBytes: number;
+    /** Worker processes of `authsrv serve`; 0 means one per CPU core (see resolveWorkers). */
+    workers: number;
   };
   security: {
     signResponses: boolean;
@@ -81,6 +84,7 @@ export function toConfig(v: FlatValues, sourceFile: string | undefined): Config 
       tlsKey: s('http.tls_key'),
       trustedProxies: v['http.trusted_proxies'] as string[],
       maxBodyBytes: n('http.max_body_bytes'),
+      workers: n('http.workers'),
     },
     security: {
       signResponses: v['security.sign_responses'] as boolean,

@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       tlsKey: '',
       trustedProxies: [],
       maxBodyBytes: 1_048_576,
+      workers: 1,
     });
     expect(c.security).toEqual({
       signResponses: true,
@@ -226,6 +227,22 @@ level = "debug"
     expect(e.message).toMatch(why);
     const f = configError(() => loadConfig({ file: file(`[http]\nport = ${port}\n`), env: {} }));
     expect(f.message).toContain('http.port');
+  });
+
+  it('reads http.workers from AUTHSRV_HTTP_WORKERS and the file: 0 (one per core) to 256', () => {
+    expect(loadConfig({ env: { AUTHSRV_HTTP_WORKERS: '4' } }).http.workers).toBe(4);
+    expect(loadConfig({ env: { AUTHSRV_HTTP_WORKERS: '0' } }).http.workers).toBe(0);
+    expect(loadConfig({ file: file('[http]\nworkers = 256\n'), env: {} }).http.workers).toBe(256);
+    for (const [value, why] of [
+      ['-1', /at least 0/],
+      ['257', /at most 256/],
+      ['auto', /integer/],
+    ] as const) {
+      const e = configError(() => loadConfig({ env: { AUTHSRV_HTTP_WORKERS: value } }));
+      expect(e.message).toContain('http.workers');
+      expect(e.message).toContain('AUTHSRV_HTTP_WORKERS');
+      expect(e.message).toMatch(why);
+    }
   });
 
   it('accepts port 0 (any free port) and the bounds of other integers', () => {
