@@ -1,19 +1,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
+import { describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
 import { getPolicies, setPolicy } from '../../src/core/policy.ts';
-import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
+import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
+import { useCliEnv } from '../helpers/cli-fixture.ts';
 
 // Spawning the CLI is slow: one environment, SQLite only (the service is tested on every dialect).
 describe('authsrv policy', () => {
   let c: CliEnv;
   let ctx: Context;
-  beforeEach(async () => {
-    c = await cliEnv('sqlite');
-    ctx = withCaller(await c.runtime(), localOperator());
-  });
-  afterEach(async () => c?.close());
+  useCliEnv('sqlite', 'each', (f) => ({ c, ctx } = f));
   const stored = () => getPolicies(ctx);
 
   it('sets, lists, shows, flips, checks, exports, deletes and imports policies, auditing changes', async () => {

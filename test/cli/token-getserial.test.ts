@@ -1,11 +1,12 @@
 // `authsrv token getserial OTP`: the service of GET /token/getserial (HOTP and TOTP), the value
 // used up, the serial on stdout and exit 1 when no token matches. The CLI runs on the real clock:
 // a TOTP value of now is found within the default window of ±10 steps.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
 import { initToken } from '../../src/core/token.ts';
 import { findToken } from '../../src/core/token-store.ts';
-import { type CliEnv, cliEnv, expectOneLineError } from '../helpers/cli.ts';
+import { type CliEnv, expectOneLineError } from '../helpers/cli.ts';
+import { useCliEnv } from '../helpers/cli-fixture.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 
@@ -16,13 +17,11 @@ const NONE = (n: number) => `No token matches this OTP value (${n} tokens checke
 describe.each(testDialects())('authsrv token getserial on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
+  useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));
   beforeEach(async () => {
-    c = await cliEnv(dialect);
-    ctx = withCaller(await c.runtime(), localOperator());
     await initToken(ctx, { type: 'hotp', serial: 'H1', otpkey: KEY1 });
     await initToken(ctx, { type: 'totp', serial: 'T1', otpkey: KEY2 });
   });
-  afterEach(async () => c?.close());
   const count = async (serial: string) => Number((await findToken(ctx, serial))!.row.count);
 
   it('finds HOTP and TOTP tokens and uses the value up; filters, window, count; audits', async () => {

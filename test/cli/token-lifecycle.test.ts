@@ -3,12 +3,13 @@
 // and the one-line error for an unknown serial.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Progress } from '../../src/cli/progress.ts';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
+import type { Context } from '../../src/core/context.ts';
 import { initToken } from '../../src/core/token.ts';
 import { findToken } from '../../src/core/token-store.ts';
-import { CLI_USER, type CliEnv, cliEnv, expectOneLineError } from '../helpers/cli.ts';
+import { CLI_USER, type CliEnv, expectOneLineError } from '../helpers/cli.ts';
+import { useCliEnv } from '../helpers/cli-fixture.ts';
 import { hotp } from '../helpers/otp.ts';
 
 /** RFC 4226 test seed ("12345678901234567890"). */
@@ -19,11 +20,7 @@ const LOCKED = 'authsrv: This action is not possible, since the token is locked'
 describe('authsrv token enable, revoke, reset, resync and import', () => {
   let c: CliEnv;
   let ctx: Context;
-  beforeAll(async () => {
-    c = await cliEnv('sqlite');
-    ctx = withCaller(await c.runtime(), localOperator());
-  });
-  afterAll(async () => c?.close());
+  useCliEnv('sqlite', 'all', (f) => ({ c, ctx } = f));
 
   const token = async (serial: string) => (await findToken(ctx, serial))!;
   const enroll = (params: Record<string, string>) => initToken(ctx, { otpkey: KEY, ...params });

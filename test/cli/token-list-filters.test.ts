@@ -1,33 +1,27 @@
 // `authsrv token list` filter options (the GET /token/ filters; tested on every dialect in
 // test/e2e/token-list-filters.test.ts).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { setRealm } from '../../src/core/realm.ts';
-import { saveResolver } from '../../src/core/resolver.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
 import { initToken } from '../../src/core/token.ts';
 import { setInfoOfToken } from '../../src/core/token-actions.ts';
-import { type CliEnv, cliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
-import { writePasswdFile } from '../helpers/user-stores.ts';
+import { type CliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
+import { filesRealm, useCliEnv } from '../helpers/cli-fixture.ts';
 
 describe('authsrv token list filters', () => {
   let c: CliEnv;
   let ctx: Context;
+  useCliEnv('sqlite', 'all', (f) => ({ c, ctx } = f));
   beforeAll(async () => {
-    c = await cliEnv('sqlite');
-    ctx = withCaller(await c.runtime(), localOperator());
-    const passwd = await writePasswdFile(c.dataDir, 'passwd', [
+    await filesRealm({ c, ctx }, [
       { login: 'alice', uid: 1001 },
       { login: 'bob', uid: 1002 },
     ]);
-    await saveResolver(ctx, 'files', { type: 'passwdresolver', Filename: passwd });
-    await setRealm(ctx, 'main', ['files'], {});
     await initToken(ctx, { type: 'hotp', serial: 'A1', genkey: '1', user: 'alice', realm: 'main' });
     await initToken(ctx, { type: 'totp', serial: 'B1', genkey: '1', user: 'bob', realm: 'main' });
     await initToken(ctx, { type: 'spass', serial: 'S1', pin: 'abcd', description: 'spare one' });
     await setInfoOfToken(ctx, 'A1', 'dept', 'sales');
     await setInfoOfToken(ctx, 'S1', 'dept', 'sales');
   });
-  afterAll(async () => c?.close());
 
   const serials = async (args: string[]) => {
     const r = await c.run(['token', 'list', '--json', ...args]);

@@ -1,10 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { setRealm } from '../../src/core/realm.ts';
-import { saveResolver } from '../../src/core/resolver.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
 import { findToken, pinMatches } from '../../src/core/token-store.ts';
-import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
-import { writePasswdFile } from '../helpers/user-stores.ts';
+import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
+import { filesRealm, useCliEnv } from '../helpers/cli-fixture.ts';
 
 /** RFC 4226 appendix D: the seed "12345678901234567890" and its first HOTP values. */
 const RFC_KEY = '3132333435363738393031323334353637383930';
@@ -14,17 +12,13 @@ const HOTP = ['755224', '287082'];
 describe('authsrv token and validate check', () => {
   let c: CliEnv;
   let ctx: Context;
-  beforeEach(async () => {
-    c = await cliEnv('sqlite');
-    ctx = withCaller(await c.runtime(), localOperator());
-    const passwd = await writePasswdFile(c.dataDir, 'passwd', [
+  useCliEnv('sqlite', 'each', (f) => ({ c, ctx } = f));
+  beforeEach(async () =>
+    filesRealm({ c, ctx }, [
       { login: 'alice', uid: 1001 },
       { login: 'bob', uid: 1002 },
-    ]);
-    await saveResolver(ctx, 'files', { type: 'passwdresolver', Filename: passwd });
-    await setRealm(ctx, 'main', ['files'], {});
-  });
-  afterEach(async () => c?.close());
+    ]),
+  );
   const token = (serial: string) => findToken(ctx, serial);
 
   it('enrolls, lists, assigns, disables, validates, sets the PIN, unassigns and deletes, auditing changes', async () => {

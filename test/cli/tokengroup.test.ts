@@ -1,20 +1,17 @@
 // `authsrv tokengroup list|set|delete` and `authsrv token group add|remove`: the same services and
 // error messages as /tokengroup/ and /token/group, with an audit row for every change.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
+import { describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
 import { initToken } from '../../src/core/token.ts';
 import { findToken } from '../../src/core/token-store.ts';
-import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
+import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
+import { useCliEnv } from '../helpers/cli-fixture.ts';
 import { testDialects } from '../helpers/dialects.ts';
 
 describe.each(testDialects())('authsrv tokengroup and token group on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
-  beforeEach(async () => {
-    c = await cliEnv(dialect);
-    ctx = withCaller(await c.runtime(), localOperator());
-  });
-  afterEach(async () => c?.close());
+  useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));
 
   const groups = async (): Promise<Json> =>
     JSON.parse((await c.run(['tokengroup', 'list', '--json'])).stdout);

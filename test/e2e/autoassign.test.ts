@@ -1,13 +1,15 @@
 // autoassignment over HTTP (reference 4.2.3 #1): a failed /validate/check of a user without tokens
 // assigns the first unassigned token of the user's realm whose OTP matches (enrollment policy
 // `autoassignment` = any_pin | userstore); the PIN part becomes the token's PIN.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { deletePolicy, getPolicies, setPolicy } from '../../src/core/policy.ts';
+import { describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
+import { setPolicy } from '../../src/core/policy.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { ok, writePasswdFile } from '../helpers/user-stores.ts';
+import { pwUser } from '../helpers/realms.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useTokenServer, validateOk } from '../helpers/token-fixture.ts';
+import { ok } from '../helpers/user-stores.ts';
 
 const KEY1 = '3132333435363738393031323334353637383930';
 const KEY2 = '3132333435363738393031323334353637383931';
@@ -19,40 +21,21 @@ describe.each(testDialects())('autoassignment on %s', (dialect) => {
   let op: Context;
   let admin: string;
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect });
-    op = withCaller(s.rt, localOperator());
-    admin = await s.adminToken();
-    const file = await writePasswdFile(s.dataDir, 'users', [
-      { login: 'alice', password: 'alicepw', uid: 1001 },
-      { login: 'bob', password: 'bobpw', uid: 1002 },
-    ]);
-    const other = await writePasswdFile(s.dataDir, 'others', [
-      { login: 'erin', password: 'erinpw', uid: 2001 },
-    ]);
-    ok(await s.call('POST', '/resolver/res1', { type: 'passwdresolver', Filename: file }, admin));
-    ok(await s.call('POST', '/resolver/res2', { type: 'passwdresolver', Filename: other }, admin));
-    ok(await s.call('POST', '/realm/realm1', { resolvers: 'res1' }, admin));
-    ok(await s.call('POST', '/realm/realm2', { resolvers: 'res2' }, admin));
-  });
-  afterAll(async () => s?.close());
-  afterEach(async () => {
-    for (const name of Object.keys(await getPolicies(s.rt))) await deletePolicy(op, name);
-    const db = s.rt.store.db;
-    for (const table of ['challenge', 'tokeninfo', 'tokenowner', 'tokenrealm', 'token'] as const)
-      await db.deleteFrom(table).execute();
-  });
+  useTokenServer(
+    dialect,
+    {
+      realms: { realm1: [pwUser('alice', 1001), pwUser('bob', 1002)], realm2: [pwUser('erin', 2001)] },
+      reset: ['policies', 'tokens'],
+    },
+    (t) => ({ s, op, admin } = t),
+  );
 
   const autoassignment = (value: string) =>
     setPolicy(op, 'aa', { scope: 'enrollment', action: `autoassignment=${value}` });
   const pool = async (serial: string, otpkey: string, realm = 'realm1') =>
     ok(await s.call('POST', '/token/init', { type: 'hotp', serial, otpkey, realm }, admin));
-  const check = async (user: string, pass: string, realm = 'realm1') => {
-    const r = await s.call('POST', '/validate/check', { user, realm, pass });
-    expect(r.status).toBe(200);
-    expect(r.json.result.status).toBe(true);
-    return r.json;
-  };
+  const check = async (user: string, pass: string, realm = 'realm1') =>
+    (await validateOk(s, { user, realm, pass })).json;
   const owner = async (serial: string) => {
     const v = ok(await s.call('GET', '/token/', { serial }, admin));
     return v.tokens[0].username as string;

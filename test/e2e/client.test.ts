@@ -1,10 +1,11 @@
 // GET /client/ over HTTP (issue 5; reference 4.1, 8.6; spec "Client endpoint"): every check
 // records its client, listed by client type (the User-Agent's name) with ip, node and lastseen.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { localOperator, withCaller } from '../../src/core/context.ts';
 import { setPolicy } from '../../src/core/policy.ts';
 import { testDialects } from '../helpers/dialects.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useTokenServer } from '../helpers/token-fixture.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
 
 describe.each(testDialects())('/client on %s', (dialect) => {
@@ -12,11 +13,7 @@ describe.each(testDialects())('/client on %s', (dialect) => {
   let admin: string;
   let now = new Date('2026-03-01T12:00:00Z');
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect, clock: () => now });
-    admin = await s.adminToken();
-  });
-  afterAll(async () => s?.close());
+  useTokenServer(dialect, { clock: () => now }, (t) => ({ s, admin } = t));
 
   /** A check with the given User-Agent (the helper's call always sends Node's own). */
   const checkAs = async (userAgent: string, path = '/validate/check') => {

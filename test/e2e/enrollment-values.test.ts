@@ -4,12 +4,13 @@
 // matched for the token's owner or realm; and the validity_period_start/end parameters of init,
 // stored as tokeninfo in privacyIDEA's `YYYY-MM-DDThh:mm+oooo`. Policies are written as the CLI
 // operator.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { deletePolicy, getPolicies, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
+import { describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
+import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
 import { testDialects } from '../helpers/dialects.ts';
-import { deleteAllTokens, passwdRealm } from '../helpers/realms.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { pwUser } from '../helpers/realms.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { initOk, useTokenServer } from '../helpers/token-fixture.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
 
 /** The default alphabet of generated passwords: letters and digits without look-alikes. */
@@ -27,26 +28,19 @@ describe.each(testDialects())('enrollment values over HTTP on %s', (dialect) => 
   const alice = { user: 'alice', realm: 'realm1' };
   const carol = { user: 'carol', realm: 'realm2' };
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect, clock: () => now });
-    op = withCaller(s.rt, localOperator());
-    admin = await s.adminToken();
-    await passwdRealm(s, admin, 'realm1', [{ login: 'alice', password: 'alicepw', uid: 1001 }]);
-    await passwdRealm(s, admin, 'realm2', [{ login: 'carol', password: 'carolpw', uid: 2001 }]);
-  });
-  afterAll(async () => s?.close());
-  afterEach(async () => {
-    for (const name of Object.keys(await getPolicies(s.rt))) await deletePolicy(op, name);
-    await deleteAllTokens(s);
-  });
+  useTokenServer(
+    dialect,
+    {
+      clock: () => now,
+      realms: { realm1: [pwUser('alice', 1001)], realm2: [pwUser('carol', 2001)] },
+      reset: ['policies', 'tokens'],
+    },
+    (t) => ({ s, op, admin } = t),
+  );
 
   const policy = (name: string, input: PolicyInput) => setPolicy(op, name, input);
   const initCall = (params: Record<string, string>) => s.call('POST', '/token/init', params, admin);
-  const init = async (params: Record<string, string>) => {
-    const r = await initCall(params);
-    expect(ok(r)).toBe(true);
-    return r.json.detail;
-  };
+  const init = async (params: Record<string, string>) => (await initOk(s, params, admin)).json.detail;
   const get = async (serial: string) => ok(await s.call('GET', '/token/', { serial }, admin)).tokens[0];
   const tokenCount = async () => (await s.rt.store.db.selectFrom('token').select('serial').execute()).length;
   const check = async (params: Record<string, string>) =>

@@ -2,13 +2,14 @@
 // two-man rule in one step (the other tokens' PIN+OTP values split by the separator) and in
 // challenge-response rounds (started by the 4eyes PIN or by too few tokens), distinct tokens,
 // consumed values.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
+import { describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
 import { initToken } from '../../src/core/token.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
-import { deleteAllTokens, passwdRealm } from '../helpers/realms.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { pwUser } from '../helpers/realms.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { tokenRow, useTokenServer, validateOk } from '../helpers/token-fixture.ts';
 import { ok } from '../helpers/user-stores.ts';
 
 const KEY_A = '3132333435363738393031323334353637383930';
@@ -20,19 +21,17 @@ describe.each(testDialects())('4eyes token on %s', (dialect) => {
   let op: Context;
   let admin: string;
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect });
-    op = withCaller(s.rt, localOperator());
-    admin = await s.adminToken();
-    await passwdRealm(s, admin, 'realm1', [
-      { login: 'alice', password: 'alicepw', uid: 1001 },
-      { login: 'bob', password: 'bobpw', uid: 1002 },
-      { login: 'dave', password: 'davepw', uid: 1004 },
-    ]);
-    await passwdRealm(s, admin, 'realm2', [{ login: 'erin', password: 'erinpw', uid: 2001 }]);
-  });
-  afterAll(async () => s?.close());
-  afterEach(async () => deleteAllTokens(s));
+  useTokenServer(
+    dialect,
+    {
+      realms: {
+        realm1: [pwUser('alice', 1001), pwUser('bob', 1002), pwUser('dave', 1004)],
+        realm2: [pwUser('erin', 2001)],
+      },
+      reset: ['tokens'],
+    },
+    (t) => ({ s, op, admin } = t),
+  );
 
   const enroll = async (params: Record<string, string>) => (await initToken(op, params)).serial;
   /** alice (PIN a1) and bob (PIN b1) in realm1, erin (PIN e1) in realm2, each with a HOTP token. */
@@ -43,24 +42,10 @@ describe.each(testDialects())('4eyes token on %s', (dialect) => {
   };
   const fourEyes = (params: Record<string, string>) =>
     enroll({ type: '4eyes', user: 'dave', realm: 'realm1', serial: 'PI4E1', ...params });
-  const check = async (params: Record<string, string>) => {
-    const r = await s.call('POST', '/validate/check', params);
-    expect(r.status).toBe(200);
-    expect(r.json.result.status).toBe(true);
-    return r.json;
-  };
+  const check = async (params: Record<string, string>) => (await validateOk(s, params)).json;
   const dave = (pass: string, extra: Record<string, string> = {}) =>
     check({ user: 'dave', realm: 'realm1', pass, ...extra });
-  const counter = async (serial: string) =>
-    Number(
-      (
-        await s.rt.store.db
-          .selectFrom('token')
-          .select('count')
-          .where('serial', '=', serial)
-          .executeTakeFirst()
-      )?.count,
-    );
+  const counter = async (serial: string) => Number((await tokenRow(s, serial)).count);
 
   it('enrolls over HTTP with the realms and separator as tokeninfo; bad parameters are refused', async () => {
     const r = await s.call(

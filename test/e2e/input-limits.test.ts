@@ -2,11 +2,12 @@
 // than its column holds with ERR905 naming the parameter and the limit, and changes nothing; a value
 // at the limit is stored (also as 4-byte characters, which MariaDB's utf8mb4 TEXT must hold). What
 // the database itself refuses as too long is a 905 as well, never a 500.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { valueRefusedByDatabase } from '../../src/core/limits.ts';
 import { testDialects } from '../helpers/dialects.ts';
-import { deleteAllTokens, passwdRealm } from '../helpers/realms.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { pwUser } from '../helpers/realms.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useTokenServer } from '../helpers/token-fixture.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
 
 const SEED = '3132333435363738393031323334353637383930';
@@ -18,16 +19,11 @@ describe.each(testDialects())('input length limits on %s', (dialect) => {
   let s: TestServer;
   let admin: string;
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect });
-    admin = await s.adminToken();
-    await passwdRealm(s, admin, 'realm1', [{ login: 'alice', password: 'alicepw', uid: 1001 }]);
-  });
-  afterAll(async () => s?.close());
-  afterEach(async () => {
-    await deleteAllTokens(s);
-    await s.rt.store.db.deleteFrom('tokengroup').execute();
-  });
+  useTokenServer(
+    dialect,
+    { realms: { realm1: [pwUser('alice', 1001)] }, reset: ['tokens', 'tokengroups'] },
+    (t) => ({ s, admin } = t),
+  );
 
   const db = () => s.rt.store.db;
   const init = async (serial: string, extra: Record<string, string> = {}) =>

@@ -4,14 +4,16 @@
 // per-type actions `<type>_otp_pin_…` before the generic ones, `otppin` before `pin`, no check on
 // rollover and verify, random PINs that fit the contents, and refused PINs that change nothing.
 // Policies are written as the CLI operator so that a test never locks itself out.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { deletePolicy, getPolicies, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
+import { describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
+import { type PolicyInput, setPolicy } from '../../src/core/policy.ts';
 import { verifyPassword } from '../../src/crypto/password-hash.ts';
 import { hotpValue } from '../../src/tokens/oath.ts';
 import { testDialects } from '../helpers/dialects.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expectServiceError, ok, userToken, writePasswdFile } from '../helpers/user-stores.ts';
+import { pwUser } from '../helpers/realms.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { initOk, tokenRow, useTokenServer } from '../helpers/token-fixture.ts';
+import { expectServiceError, ok, userToken } from '../helpers/user-stores.ts';
 
 const SEED = '3132333435363738393031323334353637383930';
 const otp = (counter: number) => hotpValue(Buffer.from(SEED, 'hex'), counter, 6);
@@ -29,33 +31,20 @@ describe.each(testDialects())('OTP PIN policies over HTTP on %s', (dialect) => {
   let op: Context;
   let admin: string;
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect });
-    op = withCaller(s.rt, localOperator());
-    admin = await s.adminToken();
-    const file = await writePasswdFile(s.dataDir, 'p1', [{ login: 'alice', password: 'alicepw', uid: 1001 }]);
-    ok(await s.call('POST', '/resolver/res1', { type: 'passwdresolver', Filename: file }, admin));
-    ok(await s.call('POST', '/realm/realm1', { resolvers: 'res1' }, admin));
-  });
-  afterAll(async () => s?.close());
-  afterEach(async () => {
-    for (const name of Object.keys(await getPolicies(s.rt))) await deletePolicy(op, name);
-    for (const t of await s.rt.store.db.selectFrom('token').select('serial').execute())
-      ok(await s.call('DELETE', `/token/${t.serial}`, {}, admin));
-  });
+  useTokenServer(
+    dialect,
+    { realms: { realm1: [pwUser('alice', 1001)] }, reset: ['policies', 'tokens over api'] },
+    (t) => ({ s, op, admin } = t),
+  );
 
   const policy = (name: string, input: PolicyInput) => setPolicy(op, name, input);
   const adminPins = (action: Record<string, string>) =>
     policy('pins', { scope: 'admin', action: { '*': true, ...action } });
   const call = (path: string, params: Record<string, string>, token = admin) =>
     s.call('POST', path, params, token);
-  const init = async (params: Record<string, string>, token = admin) => {
-    const r = await call('/token/init', params, token);
-    expect(ok(r)).toBe(true);
-    return r.json.detail;
-  };
-  const row = (serial: string) =>
-    s.rt.store.db.selectFrom('token').selectAll().where('serial', '=', serial).executeTakeFirstOrThrow();
+  const init = async (params: Record<string, string>, token = admin) =>
+    (await initOk(s, params, token)).json.detail;
+  const row = (serial: string) => tokenRow(s, serial);
   const hasPin = async (serial: string, pin: string) => verifyPassword(pin, (await row(serial)).pin_hash);
   const setpin = (serial: string, otppin: string, token = admin) =>
     call(`/token/setpin/${serial}`, { otppin }, token);

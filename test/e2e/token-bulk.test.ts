@@ -2,12 +2,13 @@
 // `user` (+ `realm`) instead of a serial on POST /token/unassign, /token/enable, /token/disable,
 // /token/revoke, /token/reset, /token/setpin and DELETE /token/. Every token of the user changes,
 // the tokens of other users and unassigned tokens do not; a user without tokens; the errors.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { localOperator, withCaller } from '../../src/core/context.ts';
 import { findToken, pinMatches } from '../../src/core/token-store.ts';
 import { testDialects } from '../helpers/dialects.ts';
-import { deleteAllTokens, passwdRealm } from '../helpers/realms.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { pwUser } from '../helpers/realms.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useTokenServer } from '../helpers/token-fixture.ts';
 import { expectServiceError, ok, userToken } from '../helpers/user-stores.ts';
 
 const KEY = '3132333435363738393031323334353637383930';
@@ -18,16 +19,14 @@ describe.each(testDialects())('bulk /token actions on the tokens of a user on %s
   let s: TestServer;
   let admin: string;
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect });
-    admin = await s.adminToken();
-    await passwdRealm(s, admin, 'realm1', [
-      { login: 'alice', uid: 1001 },
-      { login: 'bob', password: 'bobpw', uid: 1002 },
-      { login: 'carol', uid: 1003 },
-    ]);
-  });
-  afterAll(async () => s?.close());
+  useTokenServer(
+    dialect,
+    {
+      realms: { realm1: [{ login: 'alice', uid: 1001 }, pwUser('bob', 1002), { login: 'carol', uid: 1003 }] },
+      reset: ['tokens'],
+    },
+    (t) => ({ s, admin } = t),
+  );
 
   const ALICE = ['BULKA1', 'BULKA2', 'BULKA3'];
   const BOB = ['BULKB1'];
@@ -45,7 +44,6 @@ describe.each(testDialects())('bulk /token actions on the tokens of a user on %s
     // A fail count and a PIN on every token, to see which ones an action touches.
     await s.rt.store.db.updateTable('token').set({ failcount: 3, pin_hash: FAKE_PIN }).execute();
   });
-  afterEach(async () => deleteAllTokens(s));
 
   const row = (serial: string) =>
     s.rt.store.db.selectFrom('token').selectAll().where('serial', '=', serial).executeTakeFirst();

@@ -3,12 +3,13 @@
 // failcounter_clear_timeout and HOTP AutoResync. Expected values are computed here, independently
 // of src/tokens.
 import { pbkdf2Sync } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { deletePolicy, getPolicies, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
+import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { initOk, tokenRow, useTokenServer } from '../helpers/token-fixture.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
 
 const SEED = '3132333435363738393031323334353637383930';
@@ -21,18 +22,9 @@ describe.each(testDialects())('token extras over HTTP on %s', (dialect) => {
   let admin: string;
   let now = new Date('2026-03-01T12:00:05Z');
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect, clock: () => now });
-    op = withCaller(s.rt, localOperator());
-    admin = await s.adminToken();
-  });
-  afterAll(async () => s?.close());
+  useTokenServer(dialect, { clock: () => now, reset: ['policies', 'tokens'] }, (t) => ({ s, op, admin } = t));
   afterEach(async () => {
-    for (const name of Object.keys(await getPolicies(s.rt))) await deletePolicy(op, name);
-    const db = s.rt.store.db;
-    for (const table of ['challenge', 'tokeninfo', 'tokenowner', 'tokenrealm', 'token'] as const)
-      await db.deleteFrom(table).execute();
-    await db
+    await s.rt.store.db
       .deleteFrom('config')
       .where('name', 'in', ['AutoResync', 'AutoResyncTimeout', 'failcounter_clear_timeout'])
       .execute();
@@ -42,13 +34,8 @@ describe.each(testDialects())('token extras over HTTP on %s', (dialect) => {
 
   const policy = (name: string, input: PolicyInput) => setPolicy(op, name, input);
   const call = (path: string, params: Record<string, string>) => s.call('POST', path, params, admin);
-  const init = async (params: Record<string, string>) => {
-    const r = await call('/token/init', params);
-    expect(ok(r)).toBe(true);
-    return r.json.detail;
-  };
-  const row = (serial: string) =>
-    s.rt.store.db.selectFrom('token').selectAll().where('serial', '=', serial).executeTakeFirstOrThrow();
+  const init = async (params: Record<string, string>) => (await initOk(s, params, admin)).json.detail;
+  const row = (serial: string) => tokenRow(s, serial);
   const get = async (serial: string) => ok(await s.call('GET', '/token/', { serial }, admin)).tokens[0];
   const check = async (serial: string, pass: string) => {
     const r = await s.call('POST', '/validate/check', { serial, pass });

@@ -3,10 +3,11 @@
 // value is consumed (the last accepted step moves to it, the drift is learned), so it no longer
 // authenticates. The HOTP cases are in token-policies.test.ts. Values come from the tests' own
 // HOTP (test/helpers/otp.ts): a TOTP value is the HOTP value of the time step.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { tokenRow, useTokenServer } from '../helpers/token-fixture.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
 
 const KEY1 = '3132333435363738393031323334353637383930';
@@ -21,14 +22,8 @@ describe.each(testDialects())('/token/getserial with TOTP tokens on %s', (dialec
   /** The time step of the server clock (30 seconds). */
   const step = () => Math.floor(now.getTime() / 30_000);
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect, clock: () => now });
-    admin = await s.adminToken();
-  });
-  afterAll(async () => s?.close());
-  afterEach(async () => {
-    for (const t of await s.rt.store.db.selectFrom('token').select('serial').execute())
-      ok(await s.call('DELETE', `/token/${t.serial}`, {}, admin));
+  useTokenServer(dialect, { clock: () => now, reset: ['tokens over api'] }, (t) => ({ s, admin } = t));
+  afterEach(() => {
     now = START;
   });
 
@@ -36,16 +31,7 @@ describe.each(testDialects())('/token/getserial with TOTP tokens on %s', (dialec
     ok(await s.call('POST', '/token/init', params, admin));
   const getserial = async (value: string, params: Record<string, string> = {}) =>
     ok(await s.call('GET', `/token/getserial/${value}`, params, admin));
-  const count = async (serial: string) =>
-    Number(
-      (
-        await s.rt.store.db
-          .selectFrom('token')
-          .select('count')
-          .where('serial', '=', serial)
-          .executeTakeFirstOrThrow()
-      ).count,
-    );
+  const count = async (serial: string) => Number((await tokenRow(s, serial)).count);
   const info = async (serial: string) =>
     ok(await s.call('GET', '/token/', { serial }, admin)).tokens[0].info as Record<string, string>;
   const check = async (serial: string, pass: string) =>

@@ -1,10 +1,11 @@
 // Token groups over HTTP (reference 3.4 `tokengroup`, 3.5 /token/group, 6.5 /tokengroup/): the
 // group CRUD, putting tokens into groups, the token record's `tokengroup`, the rights and errors.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { deletePolicy, getPolicies, setPolicy } from '../../src/core/policy.ts';
+import { describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
+import { setPolicy } from '../../src/core/policy.ts';
 import { testDialects } from '../helpers/dialects.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useTokenServer } from '../helpers/token-fixture.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
 
 describe.each(testDialects())('token groups on %s', (dialect) => {
@@ -12,25 +13,7 @@ describe.each(testDialects())('token groups on %s', (dialect) => {
   let op: Context;
   let admin: string;
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect });
-    op = withCaller(s.rt, localOperator());
-    admin = await s.adminToken();
-  });
-  afterAll(async () => s?.close());
-  afterEach(async () => {
-    for (const name of Object.keys(await getPolicies(s.rt))) await deletePolicy(op, name);
-    const db = s.rt.store.db;
-    for (const table of [
-      'tokengroup_token',
-      'tokengroup',
-      'tokeninfo',
-      'tokenowner',
-      'tokenrealm',
-      'token',
-    ] as const)
-      await db.deleteFrom(table).execute();
-  });
+  useTokenServer(dialect, { reset: ['policies', 'tokengroups', 'tokens'] }, (t) => ({ s, op, admin } = t));
 
   const spass = async (serial: string) =>
     ok(await s.call('POST', '/token/init', { type: 'spass', serial, pin: 'x' }, admin));

@@ -2,13 +2,14 @@
 // userid and resolver (with `*` wildcards), container_serial, wildcard rollout_state, stable paging
 // on ties, the hide_tokeninfo policy (hidden_tokeninfo is never taken from the request), bad values
 // (ERR905, never a server error) and the restrictions of users and realm-restricted administrators.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addAdmin } from '../../src/core/admin.ts';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { deletePolicy, getPolicies, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
+import type { Context } from '../../src/core/context.ts';
+import { type PolicyInput, setPolicy } from '../../src/core/policy.ts';
 import { testDialects } from '../helpers/dialects.ts';
-import { passwdRealm } from '../helpers/realms.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { pwUser } from '../helpers/realms.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useTokenServer } from '../helpers/token-fixture.ts';
 import { expectServiceError, ok, userToken } from '../helpers/user-stores.ts';
 
 type Listed = { serial: string; info: Record<string, string> };
@@ -19,15 +20,15 @@ describe.each(testDialects())('GET /token/ filters on %s', (dialect) => {
   let op: Context;
   let admin: string;
 
+  useTokenServer(
+    dialect,
+    {
+      realms: { realm1: [pwUser('alice', 1001), pwUser('bob', 1002)], realm2: [pwUser('carol', 2001)] },
+      reset: ['policies'],
+    },
+    (t) => ({ s, op, admin } = t),
+  );
   beforeAll(async () => {
-    s = await startTestServer({ dialect });
-    op = withCaller(s.rt, localOperator());
-    admin = await s.adminToken();
-    await passwdRealm(s, admin, 'realm1', [
-      { login: 'alice', password: 'alicepw', uid: 1001 },
-      { login: 'bob', password: 'bobpw', uid: 1002 },
-    ]);
-    await passwdRealm(s, admin, 'realm2', [{ login: 'carol', password: 'carolpw', uid: 2001 }]);
     await addAdmin(op, 'helper', 'Helper-pass-1');
     const init = async (params: Record<string, string>) =>
       expect(ok(await s.call('POST', '/token/init', params, admin))).toBe(true);
@@ -47,10 +48,6 @@ describe.each(testDialects())('GET /token/ filters on %s', (dialect) => {
       ok(await s.call('POST', `/token/info/${serial}/dept`, { value: dept }, admin));
     // `key` is a reserved word in MySQL: the column must be quoted.
     ok(await s.call('POST', '/token/info/F1/key', { value: 'x' }, admin));
-  });
-  afterAll(async () => s?.close());
-  afterEach(async () => {
-    for (const name of Object.keys(await getPolicies(s.rt))) await deletePolicy(op, name);
   });
 
   const policy = (name: string, input: PolicyInput) => setPolicy(op, name, input);

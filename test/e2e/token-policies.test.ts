@@ -3,15 +3,17 @@
 // PINs and their change dates; label and issuer of the otpauth URI; per-type defaults of the
 // admin/user scopes. And the endpoints setrandompin, copypin, copyuser, lost and getserial (3.5).
 // Policies are written as the CLI operator so that a test never locks itself out.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { deletePolicy, getPolicies, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
+import { describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
+import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
 import { verifyPassword } from '../../src/crypto/password-hash.ts';
 import { base32Encode } from '../../src/tokens/base32.ts';
 import { hotpValue } from '../../src/tokens/oath.ts';
 import { testDialects } from '../helpers/dialects.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expectServiceError, ok, userToken, writePasswdFile } from '../helpers/user-stores.ts';
+import { pwUser } from '../helpers/realms.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { initOk, tokenRow, useTokenServer } from '../helpers/token-fixture.ts';
+import { expectServiceError, ok, userToken } from '../helpers/user-stores.ts';
 
 const SEED = '3132333435363738393031323334353637383930';
 const SEED2 = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
@@ -27,17 +29,8 @@ const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
 const MISSING = (charset: string) => `Missing character in PIN: ${charset}`;
 const MINUTE = /^\d{4}-\d\d-\d\dT\d\d:\d\d\+0000$/;
 
-async function setupUsers(s: TestServer, admin: string): Promise<void> {
-  const f1 = await writePasswdFile(s.dataDir, 'p1', [
-    { login: 'alice', password: 'alicepw', uid: 1001 },
-    { login: 'bob', password: 'bobpw', uid: 1002 },
-  ]);
-  const f2 = await writePasswdFile(s.dataDir, 'p2', [{ login: 'carol', password: 'carolpw', uid: 2001 }]);
-  ok(await s.call('POST', '/resolver/res1', { type: 'passwdresolver', Filename: f1 }, admin));
-  ok(await s.call('POST', '/resolver/res2', { type: 'passwdresolver', Filename: f2 }, admin));
-  ok(await s.call('POST', '/realm/realm1', { resolvers: 'res1' }, admin));
-  ok(await s.call('POST', '/realm/realm2', { resolvers: 'res2' }, admin));
-}
+/** alice and bob in realm1, carol in realm2. */
+const REALMS = { realm1: [pwUser('alice', 1001), pwUser('bob', 1002)], realm2: [pwUser('carol', 2001)] };
 
 /** `YYYY-MM-DDThh:mm+0000` → milliseconds. */
 const minuteTime = (v: string) => Date.parse(`${v.slice(0, 16)}:00Z`);
@@ -47,29 +40,21 @@ describe.each(testDialects())('/token enrollment policies and token tools over H
   let op: Context;
   let admin: string;
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect });
-    op = withCaller(s.rt, localOperator());
-    admin = await s.adminToken();
-    await setupUsers(s, admin);
-  });
-  afterAll(async () => s?.close());
-  afterEach(async () => {
-    for (const name of Object.keys(await getPolicies(s.rt))) await deletePolicy(op, name);
-    for (const t of await s.rt.store.db.selectFrom('token').select('serial').execute())
-      ok(await s.call('DELETE', `/token/${t.serial}`, {}, admin));
-  });
+  useTokenServer(
+    dialect,
+    {
+      realms: REALMS,
+      reset: ['policies', 'tokens over api'],
+    },
+    (t) => ({ s, op, admin } = t),
+  );
 
   const policy = (name: string, input: PolicyInput) => setPolicy(op, name, input);
   const call = (path: string, params: Record<string, string>, token = admin) =>
     s.call('POST', path, params, token);
-  const init = async (params: Record<string, string>, token = admin) => {
-    const r = await call('/token/init', params, token);
-    expect(ok(r)).toBe(true);
-    return r.json.detail;
-  };
-  const row = (serial: string) =>
-    s.rt.store.db.selectFrom('token').selectAll().where('serial', '=', serial).executeTakeFirstOrThrow();
+  const init = async (params: Record<string, string>, token = admin) =>
+    (await initOk(s, params, token)).json.detail;
+  const row = (serial: string) => tokenRow(s, serial);
   const get = async (serial: string) => ok(await s.call('GET', '/token/', { serial }, admin)).tokens[0];
   const alice = { user: 'alice', realm: 'realm1' };
 
@@ -569,13 +554,7 @@ describe.each(testDialects())('/token enrollment policies on %s', (dialect) => {
   let op: Context;
   let admin: string;
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect });
-    op = withCaller(s.rt, localOperator());
-    admin = await s.adminToken();
-    await setupUsers(s, admin);
-  });
-  afterAll(async () => s?.close());
+  useTokenServer(dialect, { realms: REALMS }, (t) => ({ s, op, admin } = t));
 
   it('max_token_per_user and lost', async () => {
     await setPolicy(op, 'max1', { scope: 'enrollment', action: { max_token_per_user: '1' } });

@@ -3,10 +3,11 @@
 // enrollment through POST /token/init and, where the type authenticates, POST /validate/check
 // with values computed here independently of src/tokens.
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { initOk, useTokenServer, validateOk } from '../helpers/token-fixture.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
 import { buildOtp } from '../helpers/yubico.ts';
 
@@ -33,30 +34,15 @@ describe.each(testDialects())('token types on %s', (dialect) => {
   let admin: string;
   let now = new Date('2026-03-01T12:00:05Z');
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect, clock: () => now });
-    admin = await s.adminToken();
-  });
-  afterAll(async () => s?.close());
-  afterEach(async () => {
-    const db = s.rt.store.db;
-    for (const table of ['challenge', 'tokeninfo', 'tokenowner', 'tokenrealm', 'token'] as const)
-      await db.deleteFrom(table).execute();
+  useTokenServer(dialect, { clock: () => now, reset: ['tokens'] }, (t) => ({ s, admin } = t));
+  afterEach(() => {
     now = new Date('2026-03-01T12:00:05Z');
   });
 
-  const init = async (params: Record<string, string>) => {
-    const r = await s.call('POST', '/token/init', params, admin);
-    expect(ok(r)).toBe(true);
-    return r.json.detail;
-  };
+  const init = async (params: Record<string, string>) => (await initOk(s, params, admin)).json.detail;
   const get = async (serial: string) => ok(await s.call('GET', '/token/', { serial }, admin)).tokens[0];
-  const check = async (params: Record<string, string>) => {
-    const r = await s.call('POST', '/validate/check', params);
-    expect(r.status).toBe(200);
-    expect(r.json.result.status).toBe(true);
-    return r.json.result.value as boolean;
-  };
+  const check = async (params: Record<string, string>) =>
+    (await validateOk(s, params)).json.result.value as boolean;
 
   it('applspec: requires service_id, stores it, and authenticates with PIN + password', async () => {
     expectServiceError(

@@ -4,16 +4,18 @@
 // the CLI operator so that a test never locks itself out.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addAdmin } from '../../src/core/admin.ts';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { deletePolicy, getPolicies, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
+import type { Context } from '../../src/core/context.ts';
+import { type PolicyInput, setPolicy } from '../../src/core/policy.ts';
 import { verifyPassword } from '../../src/crypto/password-hash.ts';
 import { base32Encode } from '../../src/tokens/base32.ts';
 import { hotpValue } from '../../src/tokens/oath.ts';
 import { testDialects } from '../helpers/dialects.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expectServiceError, jsonCall, ok, userToken, writePasswdFile } from '../helpers/user-stores.ts';
+import { pwUser } from '../helpers/realms.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { type TokenServerOptions, tokenRow, useTokenServer } from '../helpers/token-fixture.ts';
+import { expectServiceError, jsonCall, ok, userToken } from '../helpers/user-stores.ts';
 
 const SEED = '3132333435363738393031323334353637383930';
 const SEED_B32 = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
@@ -21,37 +23,23 @@ const DENIED_ADMIN = (a: string) => `Admin actions are defined, but the action $
 const DENIED_USER = (a: string) => `User actions are defined, but the action ${a} is not allowed!`;
 const LOCKED = 'This action is not possible, since the token is locked';
 
-async function setupUsers(s: TestServer, admin: string): Promise<void> {
-  const f1 = await writePasswdFile(s.dataDir, 'p1', [
-    { login: 'alice', password: 'alicepw', uid: 1001 },
-    { login: 'bob', password: 'bobpw', uid: 1002 },
-  ]);
-  const f2 = await writePasswdFile(s.dataDir, 'p2', [{ login: 'carol', password: 'carolpw', uid: 2001 }]);
-  ok(await s.call('POST', '/resolver/res1', { type: 'passwdresolver', Filename: f1 }, admin));
-  ok(await s.call('POST', '/resolver/res2', { type: 'passwdresolver', Filename: f2 }, admin));
-  ok(await s.call('POST', '/realm/realm1', { resolvers: 'res1' }, admin));
-  ok(await s.call('POST', '/realm/realm2', { resolvers: 'res2' }, admin));
-}
+/** alice and bob in realm1 (resolver res1), carol in realm2 (res2). */
+const USERS: TokenServerOptions = {
+  realms: { realm1: [pwUser('alice', 1001), pwUser('bob', 1002)], realm2: [pwUser('carol', 2001)] },
+  resolvers: { realm1: 'res1', realm2: 'res2' },
+};
 
 describe.each(testDialects())('/token over HTTP on %s', (dialect) => {
   let s: TestServer;
   let op: Context;
   let admin: string;
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect });
-    op = withCaller(s.rt, localOperator());
-    admin = await s.adminToken();
-    await setupUsers(s, admin);
-    await addAdmin(op, 'helper', 'Helper-pass-1');
-  });
-  afterAll(async () => s?.close());
-  afterEach(async () => {
-    for (const name of Object.keys(await getPolicies(s.rt))) await deletePolicy(op, name);
-    await s.rt.store.db.deleteFrom('challenge').execute();
-    for (const t of await s.rt.store.db.selectFrom('token').select('serial').execute())
-      ok(await s.call('DELETE', `/token/${t.serial}`, {}, admin));
-  });
+  useTokenServer(
+    dialect,
+    { ...USERS, reset: ['policies', 'challenges', 'tokens over api'] },
+    (t) => ({ s, op, admin } = t),
+  );
+  beforeAll(async () => addAdmin(op, 'helper', 'Helper-pass-1'));
 
   const policy = (name: string, input: PolicyInput) => setPolicy(op, name, input);
   const init = async (params: Record<string, string>, token = admin) => {
@@ -60,8 +48,7 @@ describe.each(testDialects())('/token over HTTP on %s', (dialect) => {
     expect(r.json.id).toBe(1);
     return r.json.detail;
   };
-  const row = (serial: string) =>
-    s.rt.store.db.selectFrom('token').selectAll().where('serial', '=', serial).executeTakeFirstOrThrow();
+  const row = (serial: string) => tokenRow(s, serial);
   const get = async (serial: string, token = admin) => {
     const v = ok(await s.call('GET', '/token/', { serial }, token));
     return v.tokens[0];
@@ -713,12 +700,7 @@ describe.each(testDialects())('/token lifecycle on %s', (dialect) => {
   let s: TestServer;
   let admin: string;
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect });
-    admin = await s.adminToken();
-    await setupUsers(s, admin);
-  });
-  afterAll(async () => s?.close());
+  useTokenServer(dialect, USERS, (t) => ({ s, admin } = t));
 
   it('init → list → assign → disable → delete', async () => {
     const init = await s.call('POST', '/token/init', { type: 'hotp', serial: 'DL1', otpkey: SEED }, admin);

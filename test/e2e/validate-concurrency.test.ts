@@ -1,36 +1,26 @@
 // An OTP value is accepted at most once, also when twenty requests carry it at the same moment
 // (issue 5, "Safety"; DESIGN "Concurrency"): the compare-and-set on the counter, on every dialect.
 // Concurrent requests also lose no count_auth increment (the compare-and-set on the tokeninfo value).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localOperator, withCaller } from '../../src/core/context.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.ts';
 import { initToken } from '../../src/core/token.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { ok, writePasswdFile } from '../helpers/user-stores.ts';
+import { pwUser } from '../helpers/realms.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useTokenServer } from '../helpers/token-fixture.ts';
+import { ok } from '../helpers/user-stores.ts';
 
 const KEY = '3132333435363738393031323334353637383930';
 
 describe.each(testDialects())('concurrent /validate/check on %s', (dialect) => {
   let s: TestServer;
+  let op: Context;
 
+  useTokenServer(dialect, { realms: { realm1: [pwUser('alice', 1001)] } }, (t) => ({ s, op } = t));
   beforeAll(async () => {
-    s = await startTestServer({ dialect });
-    const admin = await s.adminToken();
-    const file = await writePasswdFile(s.dataDir, 'users', [
-      { login: 'alice', password: 'alicepw', uid: 1001 },
-    ]);
-    ok(await s.call('POST', '/resolver/res1', { type: 'passwdresolver', Filename: file }, admin));
-    ok(await s.call('POST', '/realm/realm1', { resolvers: 'res1' }, admin));
-    await initToken(withCaller(s.rt, localOperator()), {
-      type: 'hotp',
-      otpkey: KEY,
-      pin: 'pin',
-      user: 'alice',
-      realm: 'realm1',
-    });
+    await initToken(op, { type: 'hotp', otpkey: KEY, pin: 'pin', user: 'alice', realm: 'realm1' });
   });
-  afterAll(async () => s?.close());
 
   it('accepts one of twenty simultaneous requests carrying the same HOTP value', async () => {
     for (const counter of [0, 3]) {
@@ -49,7 +39,7 @@ describe.each(testDialects())('concurrent /validate/check on %s', (dialect) => {
   });
 
   it('accepts one of twenty simultaneous requests carrying the same TOTP value', async () => {
-    await initToken(withCaller(s.rt, localOperator()), {
+    await initToken(op, {
       type: 'totp',
       otpkey: KEY,
       serial: 'CONCTOTP1',
@@ -97,7 +87,7 @@ describe.each(testDialects())('concurrent /validate/check on %s', (dialect) => {
 
   it('counts every one of twenty simultaneous requests in count_auth', async () => {
     const admin = await s.adminToken();
-    await initToken(withCaller(s.rt, localOperator()), {
+    await initToken(op, {
       type: 'hotp',
       otpkey: KEY,
       pin: 'cpin',

@@ -2,12 +2,12 @@
 // DefaultChallengeValidityTime and <Type>ChallengeValidityTime, polltransaction around the expiry
 // of an answered challenge, TOTP drift learned by /validate/check (tokeninfo timeShift), and
 // otponly=1 on the serial and the user path.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { markAnswered } from '../../src/core/challenge.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
-import { deleteAllTokens, passwdRealm } from '../helpers/realms.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useTokenServer, validateOk } from '../helpers/token-fixture.ts';
 import { ok } from '../helpers/user-stores.ts';
 
 /** RFC 4226 test seed ("12345678901234567890"). */
@@ -20,19 +20,23 @@ describe.each(testDialects())('/validate edges on %s', (dialect) => {
   let admin: string;
   let now = START;
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect, clock: () => now });
-    admin = await s.adminToken();
-    await passwdRealm(s, admin, 'realm1', [
-      { login: 'alice', uid: 1001 },
-      { login: 'bob', uid: 1002 },
-      { login: 'carol', uid: 1003 },
-      { login: 'dave', uid: 1004 },
-    ]);
-  });
-  afterAll(async () => s?.close());
+  useTokenServer(
+    dialect,
+    {
+      clock: () => now,
+      realms: {
+        realm1: [
+          { login: 'alice', uid: 1001 },
+          { login: 'bob', uid: 1002 },
+          { login: 'carol', uid: 1003 },
+          { login: 'dave', uid: 1004 },
+        ],
+      },
+      reset: ['tokens'],
+    },
+    (t) => ({ s, admin } = t),
+  );
   afterEach(async () => {
-    await deleteAllTokens(s);
     await s.rt.store.db.deleteFrom('config').where('name', 'like', '%ChallengeValidityTime').execute();
     now = START;
   });
@@ -45,12 +49,7 @@ describe.each(testDialects())('/validate edges on %s', (dialect) => {
     ok(await s.call('POST', '/token/init', { otpkey: KEY, realm: 'realm1', ...params }, admin)).serial as
       | string
       | undefined;
-  const check = async (params: Record<string, string>) => {
-    const r = await s.call('POST', '/validate/check', params);
-    expect(r.status, r.text).toBe(200);
-    expect(r.json.result.status, r.text).toBe(true);
-    return r.json;
-  };
+  const check = async (params: Record<string, string>) => (await validateOk(s, params)).json;
   const trigger = async (serial: string): Promise<string> => {
     const r = await s.call('POST', '/validate/triggerchallenge', { serial }, admin);
     expect(r.json.result, r.text).toMatchObject({ status: true, value: 1, authentication: 'CHALLENGE' });

@@ -2,17 +2,19 @@
 // 4.2.1, 4.2.3, 4.3): set_realm, setrealm, mangle, auth_cache, auth_max_fail, auth_max_success,
 // last_auth, force_challenge_response, preferred_client_mode, challenge_text_header/footer,
 // disabled_token_types, authorization tokeninfo and api_key_required, with their exact messages.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { issueJwt } from '../../src/core/auth.ts';
-import { type Context, localOperator, type Role, withCaller } from '../../src/core/context.ts';
-import { deletePolicy, getPolicies, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
+import type { Context, Role } from '../../src/core/context.ts';
+import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
 import { initToken } from '../../src/core/token.ts';
 import { setTokenInfo } from '../../src/core/token-store.ts';
 import { check as coreCheck } from '../../src/core/validate.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expectServiceError, ok, writePasswdFile } from '../helpers/user-stores.ts';
+import { pwUser } from '../helpers/realms.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useTokenServer, validateOk } from '../helpers/token-fixture.ts';
+import { expectServiceError, ok } from '../helpers/user-stores.ts';
 
 const KEY = '3132333435363738393031323334353637383930';
 
@@ -23,28 +25,16 @@ describe.each(testDialects())('/validate policies on %s', (dialect) => {
   let op: Context;
   let now = START;
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect, clock: () => now });
-    op = withCaller(s.rt, localOperator());
-    const admin = await s.adminToken();
-    const file = await writePasswdFile(s.dataDir, 'users', [
-      { login: 'alice', password: 'alicepw', uid: 1001 },
-      { login: 'bob', password: 'bobpw', uid: 1002 },
-    ]);
-    const other = await writePasswdFile(s.dataDir, 'others', [
-      { login: 'erin', password: 'erinpw', uid: 2001 },
-    ]);
-    ok(await s.call('POST', '/resolver/res1', { type: 'passwdresolver', Filename: file }, admin));
-    ok(await s.call('POST', '/resolver/res2', { type: 'passwdresolver', Filename: other }, admin));
-    ok(await s.call('POST', '/realm/realm1', { resolvers: 'res1' }, admin));
-    ok(await s.call('POST', '/realm/realm2', { resolvers: 'res2' }, admin));
-  });
-  afterAll(async () => s?.close());
-  afterEach(async () => {
-    for (const name of Object.keys(await getPolicies(s.rt))) await deletePolicy(op, name);
-    const db = s.rt.store.db;
-    for (const table of ['challenge', 'tokeninfo', 'tokenowner', 'tokenrealm', 'token', 'audit'] as const)
-      await db.deleteFrom(table).execute();
+  useTokenServer(
+    dialect,
+    {
+      clock: () => now,
+      realms: { realm1: [pwUser('alice', 1001), pwUser('bob', 1002)], realm2: [pwUser('erin', 2001)] },
+      reset: ['policies', 'tokens', 'audit'],
+    },
+    (t) => ({ s, op } = t),
+  );
+  afterEach(() => {
     now = START;
   });
 
@@ -52,12 +42,8 @@ describe.each(testDialects())('/validate policies on %s', (dialect) => {
   const enroll = async (params: Record<string, string>) => (await initToken(op, params)).serial;
   const hotpFor = (user: string, pin = '1234', realm = 'realm1') =>
     enroll({ type: 'hotp', otpkey: KEY, pin, user, realm });
-  const check = async (params: Record<string, string>, path = '/validate/check') => {
-    const r = await s.call('POST', path, params);
-    expect(r.status).toBe(200);
-    expect(r.json.result.status).toBe(true);
-    return r.json;
-  };
+  const check = async (params: Record<string, string>, path = '/validate/check') =>
+    (await validateOk(s, params, path)).json;
   const later = (seconds: number) => {
     now = new Date(now.getTime() + seconds * 1000);
   };

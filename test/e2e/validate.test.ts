@@ -3,16 +3,18 @@
 // response, triggerchallenge, polltransaction, samlcheck, radiuscheck, the authentication and
 // authorization policies, login_mode=privacyIDEA, and values computed by Debian's oathtool.
 import { execFileSync } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { markAnswered } from '../../src/core/challenge.ts';
-import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { deletePolicy, getPolicies, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
+import type { Context } from '../../src/core/context.ts';
+import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
 import { setConfig } from '../../src/core/system-config.ts';
 import { initToken } from '../../src/core/token.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expectServiceError, ok, writePasswdFile } from '../helpers/user-stores.ts';
+import { pwUser } from '../helpers/realms.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useTokenServer, validateOk } from '../helpers/token-fixture.ts';
+import { expectServiceError, ok } from '../helpers/user-stores.ts';
 
 /** RFC 4226 test seed ("12345678901234567890"). */
 const KEY = '3132333435363738393031323334353637383930';
@@ -25,31 +27,29 @@ describe.each(testDialects())('/validate on %s', (dialect) => {
   let admin: string;
   let now = new Date('2026-03-01T12:00:00Z');
 
-  beforeAll(async () => {
-    s = await startTestServer({ dialect, clock: () => now });
-    op = withCaller(s.rt, localOperator());
-    admin = await s.adminToken();
-    const file = await writePasswdFile(s.dataDir, 'users', [
-      { login: 'alice', password: 'alicepw', uid: 1001, gecos: 'Alice Smith,,0171,0301,alice@example.com' },
-      { login: 'bob', password: 'bobpw', uid: 1002 },
-      { login: 'carol', password: 'carolpw', uid: 1003 },
-      { login: 'dave', password: 'davepw', uid: 1004 },
-    ]);
-    const other = await writePasswdFile(s.dataDir, 'others', [
-      { login: 'erin', password: 'erinpw', uid: 2001 },
-    ]);
-    ok(await s.call('POST', '/resolver/res1', { type: 'passwdresolver', Filename: file }, admin));
-    ok(await s.call('POST', '/resolver/res2', { type: 'passwdresolver', Filename: other }, admin));
-    ok(await s.call('POST', '/realm/realm1', { resolvers: 'res1' }, admin));
-    ok(await s.call('POST', '/realm/realm2', { resolvers: 'res2' }, admin));
-  });
-  afterAll(async () => s?.close());
+  useTokenServer(
+    dialect,
+    {
+      clock: () => now,
+      realms: {
+        realm1: [
+          pwUser('alice', 1001, 'Alice Smith,,0171,0301,alice@example.com'),
+          pwUser('bob', 1002),
+          pwUser('carol', 1003),
+          pwUser('dave', 1004),
+        ],
+        realm2: [pwUser('erin', 2001)],
+      },
+      resolvers: { realm1: 'res1', realm2: 'res2' },
+      reset: ['policies', 'tokens'],
+    },
+    (t) => ({ s, op, admin } = t),
+  );
   afterEach(async () => {
-    for (const name of Object.keys(await getPolicies(s.rt))) await deletePolicy(op, name);
-    const db = s.rt.store.db;
-    for (const table of ['challenge', 'tokeninfo', 'tokenowner', 'tokenrealm', 'token'] as const)
-      await db.deleteFrom(table).execute();
-    await db.deleteFrom('config').where('name', 'in', ['PrependPin', 'IncFailCountOnFalsePin']).execute();
+    await s.rt.store.db
+      .deleteFrom('config')
+      .where('name', 'in', ['PrependPin', 'IncFailCountOnFalsePin'])
+      .execute();
     now = new Date('2026-03-01T12:00:00Z');
   });
 
@@ -58,9 +58,7 @@ describe.each(testDialects())('/validate on %s', (dialect) => {
   const hotpFor = (user: string, pin = '1234', realm = 'realm1') =>
     enroll({ type: 'hotp', otpkey: KEY, pin, user, realm });
   const check = async (params: Record<string, string>, path = '/validate/check') => {
-    const r = await s.call('POST', path, params);
-    expect(r.status).toBe(200);
-    expect(r.json.result.status).toBe(true);
+    const r = await validateOk(s, params, path);
     expect(r.json.id).toBe(2);
     return r.json;
   };
