@@ -1,0 +1,307 @@
+// The load generator: a separate process (so that it does not share the event loop of the process
+// that samples the server), running autocannon programmatically against one scenario and checking
+// every answer. One autocannon run of warm-up + measured seconds: only the units completed after
+// the warm-up count, so the measured window starts with every connection already busy (a second
+// autocannon run would start empty and lose its first round trip, seconds when PINs are hashed). Usage: node driver.ts <plan.json>; answers one
+// DriverResult over IPC when forked (else as JSON on stdout).
+import { readFileSync } from 'node:fs';
+import autocannon, { type Options, type Request, type RequestSpec, type Result } from 'autocannon';
+import { hotp, staticPassword, tokenKey } from './otp.ts';
+import { type DriverPlan, type DriverResult, groupUser, type PhaseResult, type UserGroup } from './plan.ts';
+
+const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as DriverPlan;
+const w = plan.workload;
+
+interface Envelope {
+  result?: { status?: boolean; value?: unknown; authentication?: string };
+  detail?: { message?: string; transaction_id?: string } | null;
+  signature?: string;
+}
+
+// --- counters of the two windows -------------------------------------------------------------------
+interface Window {
+  /** Units started (first request built) in the window. */
+  started: number;
+  responses: number;
+  good: number;
+  unexpected: number;
+  latencies: number[];
+}
+const newWindow = (): Window => ({ started: 0, responses: 0, good: 0, unexpected: 0, latencies: [] });
+const warm = newWindow();
+const meas = newWindow();
+/** performance.now() when the measured window starts. */
+let measureFrom = Number.POSITIVE_INFINITY;
+const current = () => (performance.now() >= measureFrom ? meas : warm);
+const samples: string[] = [];
+let seq = w.kind === 'hotp' || w.kind === 'challenge' ? w.seq : 0;
+
+/** A unit (request, or login of two requests) completed as intended; its latency from ctx.t0. */
+function done(ctx: Record<string, unknown>): void {
+  const win = current();
+  win.good++;
+  win.latencies.push(performance.now() - (ctx.t0 as number));
+}
+
+/** Marks the start of a unit. */
+function start(ctx: Record<string, unknown>): void {
+  current().started++;
+  ctx.t0 = performance.now();
+}
+
+function bad(status: number, body: string, why: string): void {
+  current().unexpected++;
+  if (samples.length < 5) samples.push(`${why}: HTTP ${status} ${body.slice(0, 400)}`);
+}
+
+/** The parsed answer when it is HTTP 200, status true and signed as configured; undefined otherwise. */
+function envelope(status: number, body: string): Envelope | undefined {
+  current().responses++;
+  if (status !== 200) {
+    bad(status, body, 'status');
+    return undefined;
+  }
+  let e: Envelope;
+  try {
+    e = JSON.parse(body) as Envelope;
+  } catch {
+    bad(status, body, 'not JSON');
+    return undefined;
+  }
+  if (e.result?.status !== true) {
+    bad(status, body, 'result.status');
+    return undefined;
+  }
+  const signed = typeof e.signature === 'string' && e.signature.startsWith('rsa_sha256_pss:');
+  if (signed !== plan.signed || (!plan.signed && e.signature !== undefined)) {
+    bad(status, body, plan.signed ? 'no signature' : 'unexpected signature');
+    return undefined;
+  }
+  return e;
+}
+
+function accepted(status: number, body: string): boolean {
+  const e = envelope(status, body);
+  if (!e) return false;
+  if (e.result?.value !== true || e.result.authentication !== 'ACCEPT') {
+    bad(status, body, 'not accepted');
+    return false;
+  }
+  return true;
+}
+
+const form = (params: Record<string, string>): Request => ({
+  method: 'POST',
+  path: '/validate/check',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(params).toString(),
+});
+
+const keys = new Map<number, Buffer>();
+function keyOf(g: UserGroup, i: number): Buffer {
+  let k = keys.get(i);
+  if (!k) {
+    k = tokenKey(g.prefix, i);
+    keys.set(i, k);
+  }
+  return k;
+}
+
+function requests(): RequestSpec[] {
+  switch (w.kind) {
+    case 'static': {
+      const g = w.group;
+      let next = 0;
+      return [
+        {
+          setupRequest: (_req, ctx) => {
+            start(ctx);
+            const i = next++ % g.count;
+            const pass = w.pass === 'pin' ? w.pin : staticPassword(g.prefix, i);
+            return form({ user: groupUser(g, i), realm: g.realm, pass });
+          },
+          onResponse: (status, body, ctx) => {
+            if (accepted(status, body)) done(ctx);
+          },
+        },
+      ];
+    }
+    case 'hotp': {
+      const g = w.group;
+      return [
+        {
+          setupRequest: (_req, ctx) => {
+            start(ctx);
+            const s = seq++;
+            const i = s % g.count;
+            const otp = hotp(keyOf(g, i), Math.floor(s / g.count));
+            return form({ user: groupUser(g, i), realm: g.realm, pass: `${w.pin}${otp}` });
+          },
+          onResponse: (status, body, ctx) => {
+            if (accepted(status, body)) done(ctx);
+          },
+        },
+      ];
+    }
+    case 'hotp-wrong': {
+      const g = w.group;
+      // The tokens never succeed, so their counter stays 0: a value outside 0 … window+10 is wrong.
+      const wrong: string[] = [];
+      for (let i = 0; i < g.count; i++) {
+        const key = keyOf(g, i);
+        const window = new Set(Array.from({ length: w.window + 10 }, (_, c) => hotp(key, c)));
+        let v = 100_000 + i;
+        while (window.has(String(v))) v++;
+        wrong.push(String(v));
+      }
+      let next = 0;
+      return [
+        {
+          setupRequest: (_req, ctx) => {
+            start(ctx);
+            const i = next++ % g.count;
+            return form({ user: groupUser(g, i), realm: g.realm, pass: wrong[i]! });
+          },
+          onResponse: (status, body, ctx) => {
+            const e = envelope(status, body);
+            if (!e) return;
+            if (
+              e.result?.value === false &&
+              e.result.authentication === 'REJECT' &&
+              e.detail?.message === 'wrong otp value'
+            )
+              done(ctx);
+            else bad(status, body, 'not rejected with "wrong otp value"');
+          },
+        },
+      ];
+    }
+    case 'challenge': {
+      const g = w.group;
+      return [
+        {
+          setupRequest: (_req, ctx) => {
+            start(ctx);
+            const s = seq++;
+            const i = s % g.count;
+            ctx.i = i;
+            ctx.counter = Math.floor(s / g.count);
+            ctx.tid = undefined;
+            return form({ user: groupUser(g, i), realm: g.realm, pass: w.pin });
+          },
+          onResponse: (status, body, ctx) => {
+            const e = envelope(status, body);
+            if (!e) return;
+            const tid = e.detail?.transaction_id;
+            if (
+              e.result?.value === false &&
+              e.result.authentication === 'CHALLENGE' &&
+              typeof tid === 'string'
+            )
+              ctx.tid = tid;
+            else bad(status, body, 'no challenge');
+          },
+        },
+        {
+          // Without a challenge the login starts over (autocannon goes back to the first request).
+          setupRequest: (_req, ctx) => {
+            if (typeof ctx.tid !== 'string') return undefined;
+            const i = ctx.i as number;
+            const otp = hotp(keyOf(g, i), ctx.counter as number);
+            return form({ user: groupUser(g, i), realm: g.realm, transaction_id: ctx.tid, pass: otp });
+          },
+          onResponse: (status, body, ctx) => {
+            if (accepted(status, body)) done(ctx);
+          },
+        },
+      ];
+    }
+    case 'admin-auth': {
+      const req = {
+        method: 'POST',
+        path: '/auth',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username: w.username, password: w.password }).toString(),
+      };
+      return [
+        {
+          setupRequest: (_req, ctx) => {
+            start(ctx);
+            return req;
+          },
+          onResponse: (status, body, ctx) => {
+            const e = envelope(status, body);
+            if (!e) return;
+            if (typeof (e.result?.value as { token?: unknown } | undefined)?.token === 'string') done(ctx);
+            else bad(status, body, 'no token');
+          },
+        },
+      ];
+    }
+    case 'get': {
+      const req = { method: 'GET', path: w.path, headers: { authorization: w.jwt } };
+      return [
+        {
+          setupRequest: (_req, ctx) => {
+            start(ctx);
+            return req;
+          },
+          onResponse: (status, body, ctx) => {
+            const e = envelope(status, body);
+            if (!e) return;
+            const v = e.result?.value as Record<string, unknown> | undefined;
+            const list = v?.[w.list];
+            if (Array.isArray(list) && list.length > 0 && Number(v?.count) >= w.minCount) done(ctx);
+            else bad(status, body, `no ${w.list} or count below ${w.minCount}`);
+          },
+        },
+      ];
+    }
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function summary(win: Window, seconds: number, r: Result | undefined): PhaseResult {
+  const sorted = win.latencies.sort((a, b) => a - b);
+  return {
+    seconds,
+    started: win.started,
+    requests: win.responses,
+    good: win.good,
+    unexpected: win.unexpected,
+    // autocannon counts these over the whole run: they are reported with the measured window.
+    non2xx: r?.non2xx ?? 0,
+    errors: r?.errors ?? 0,
+    timeouts: r?.timeouts ?? 0,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+  };
+}
+
+const opts: Options = {
+  url: plan.url,
+  connections: plan.connections,
+  duration: plan.warmupSeconds + plan.durationSeconds,
+  timeout: 30,
+  requests: requests(),
+};
+const began = performance.now();
+measureFrom = began + plan.warmupSeconds * 1000;
+// The parent samples the server (RSS, /healthz, LDAP operations) from the measured window on.
+const mark = setTimeout(() => process.send?.({ event: 'measure' }), plan.warmupSeconds * 1000);
+const r: Result = await autocannon(opts);
+clearTimeout(mark);
+const ended = performance.now();
+const result: DriverResult = {
+  warmup: summary(warm, (Math.min(ended, measureFrom) - began) / 1000, undefined),
+  measured: summary(meas, Math.max(0, ended - measureFrom) / 1000, r),
+  seq,
+  samples,
+};
+if (process.send) {
+  process.send({ event: 'result', result }, () => process.disconnect());
+} else process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,705 @@
+// `npm run bench`: starts authsrv from this checkout on fresh data (SQLite, and PostgreSQL when it is
+// reachable), creates the fixtures through the API, drives each scenario with autocannon from a
+// second process (driver.ts) with response signing on and off, checks every answer, and prints one
+// table (Markdown) plus bench-results/<timestamp>.json. Exit code 1 when any scenario failed.
+//
+// Usage: node scripts/bench/main.ts [--quick] [--only 1,2p,5] [--db sqlite,postgres] [--signing on,off]
+//        [--duration S] [--warmup S] [--connections N] [--hotp-tokens N] [--tokens N] [--audit-rows N]
+//        [--pg-url URL]          (npm run bench -- …; --help lists everything)
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_ARGON2, hashPassword, verifyPassword } from '../../src/crypto/password-hash.ts';
+import { defaultDatabaseUrl } from '../../src/store/database.ts';
+import { startSlapd } from '../fixtures/slapd.ts';
+import { Api } from './api.ts';
+import {
+  AUDIT_FILTER_USER,
+  createBulkTokens,
+  createTokens,
+  createUserStores,
+  insertAuditRows,
+  type TokenGroup,
+  tokenGroups,
+  writePasswdFile,
+} from './fixtures.ts';
+import type { DriverPlan, DriverResult, PhaseResult, Workload } from './plan.ts';
+import { type AuthsrvServer, ROOT, startServer } from './server.ts';
+
+const HELP = `npm run bench -- [options]
+
+  --quick             short runs and small stores (1 s warm-up, 2 s measured, 1 000 HOTP tokens,
+                      10 000 bulk tokens, 100 000 audit rows) to check that everything works
+  --only LIST         scenarios, e.g. 1,2p,5 (a number selects its variants: 1 = 1,1p; 5 = 5a,5b;
+                      2L is selected by name or by running everything)
+  --db LIST           sqlite,postgres (default both; PostgreSQL is skipped when unreachable)
+  --signing LIST      on,off (default both)
+  --duration S        measured seconds per run (default 3; env BENCH_DURATION)
+  --warmup S          warm-up seconds per run (default 1; env BENCH_WARMUP)
+  --connections N     autocannon connections (default 32; env BENCH_CONNECTIONS)
+  --hotp-tokens N     tokens of the HOTP round robin of scenario 2 (default 5000)
+  --tokens N          tokens in the store for scenarios 5 and 2L (default 100000)
+  --audit-rows N      audit rows in the store for scenarios 6 and 2L (default 1000000)
+  --pg-url URL        PostgreSQL server to create the benchmark database on
+                      (default postgres://postgres@127.0.0.1:5432/postgres; env BENCH_PG_URL)
+`;
+
+// --- options ---------------------------------------------------------------------------------------
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    db: { type: 'string', default: 'sqlite,postgres' },
+    signing: { type: 'string', default: 'on,off' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string' },
+    'hotp-tokens': { type: 'string' },
+    tokens: { type: 'string' },
+    'audit-rows': { type: 'string' },
+    'pg-url': { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (args.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+function num(flag: string | undefined, env: string | undefined, quick: number, full: number): number {
+  const text = flag ?? env;
+  if (text === undefined) return args.quick ? quick : full;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`not a positive number: ${text}`);
+  return n;
+}
+
+const opts = {
+  quick: args.quick,
+  durationSeconds: num(args.duration, process.env.BENCH_DURATION, 2, 3),
+  warmupSeconds: num(args.warmup, process.env.BENCH_WARMUP, 1, 1),
+  connections: Math.trunc(num(args.connections, process.env.BENCH_CONNECTIONS, 32, 32)),
+  hotpTokens: Math.trunc(num(args['hotp-tokens'], undefined, 1000, 5000)),
+  bulkTokens: Math.trunc(num(args.tokens, undefined, 10_000, 100_000)),
+  auditRows: Math.trunc(num(args['audit-rows'], undefined, 100_000, 1_000_000)),
+  ldapUsers: 1000,
+  pgUrl: args['pg-url'] ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  dbs: args.db.split(',').map((s) => s.trim()) as ('sqlite' | 'postgres')[],
+  signing: args.signing.split(',').map((s) => s.trim() === 'on'),
+};
+for (const d of opts.dbs) if (d !== 'sqlite' && d !== 'postgres') throw new Error(`--db: unknown ${d}`);
+
+// --- scenarios -------------------------------------------------------------------------------------
+
+interface Scenario {
+  id: string;
+  title: string;
+  unit: 'req/s' | 'logins/s';
+  /** 'large': runs after the bulk tokens and audit rows are in the store. */
+  store: 'small' | 'large';
+  /** Token groups it needs. */
+  groups: string[];
+  /** argon2id verifications per unit (the PIN or password hash bound applies). */
+  hashes: number;
+  workload(env: RunEnv): Workload;
+}
+
+interface RunEnv {
+  groups: Record<string, TokenGroup>;
+  seq: Record<string, number>;
+  adminPassword: string;
+  jwt: string;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    id: '1',
+    title: '/validate/check pw token, no PIN',
+    unit: 'req/s',
+    store: 'small',
+    groups: ['pw'],
+    hashes: 0,
+    workload: (e) => ({ kind: 'static', group: e.groups.pw!, pass: 'pw', pin: '' }),
+  },
+  {
+    id: '1p',
+    title: '/validate/check spass, argon2id PIN',
+    unit: 'req/s',
+    store: 'small',
+    groups: ['sp'],
+    hashes: 1,
+    workload: (e) => ({ kind: 'static', group: e.groups.sp!, pass: 'pin', pin: '4711' }),
+  },
+  {
+    id: '2',
+    title: '/validate/check HOTP, no PIN',
+    unit: 'logins/s',
+    store: 'small',
+    groups: ['ho'],
+    hashes: 0,
+    workload: (e) => ({ kind: 'hotp', group: e.groups.ho!, pin: '', seq: e.seq.ho ?? 0 }),
+  },
+  {
+    id: '2p',
+    title: '/validate/check HOTP, argon2id PIN',
+    unit: 'logins/s',
+    store: 'small',
+    groups: ['hp'],
+    hashes: 1,
+    workload: (e) => ({ kind: 'hotp', group: e.groups.hp!, pin: '4711', seq: e.seq.hp ?? 0 }),
+  },
+  {
+    id: '3',
+    title: '/validate/check wrong OTP (fail counter)',
+    unit: 'req/s',
+    store: 'small',
+    groups: ['wr'],
+    hashes: 0,
+    workload: (e) => ({ kind: 'hotp-wrong', group: e.groups.wr!, window: 10 }),
+  },
+  {
+    id: '4',
+    title: 'challenge-response: PIN, then OTP',
+    unit: 'logins/s',
+    store: 'small',
+    groups: ['cr'],
+    hashes: 1,
+    workload: (e) => ({ kind: 'challenge', group: e.groups.cr!, pin: '4711', seq: e.seq.cr ?? 0 }),
+  },
+  {
+    id: '7',
+    title: '/validate/check HOTP, LDAP realm',
+    unit: 'logins/s',
+    store: 'small',
+    groups: ['ldap'],
+    hashes: 0,
+    workload: (e) => ({ kind: 'hotp', group: e.groups.ldap!, pin: '', seq: e.seq.ldap ?? 0 }),
+  },
+  {
+    id: '5a',
+    title: 'POST /auth administrator (argon2id)',
+    unit: 'req/s',
+    store: 'large',
+    groups: [],
+    hashes: 1,
+    workload: (e) => ({ kind: 'admin-auth', username: 'admin', password: e.adminPassword }),
+  },
+  {
+    id: '5b',
+    title: 'GET /token/ page 1, bulk tokens in store',
+    unit: 'req/s',
+    store: 'large',
+    groups: [],
+    hashes: 0,
+    workload: (e) => ({
+      kind: 'get',
+      path: '/token/?page=1',
+      jwt: e.jwt,
+      list: 'tokens',
+      minCount: opts.bulkTokens,
+    }),
+  },
+  {
+    id: '6',
+    title: `GET /audit/?user=… (filter), bulk audit rows`,
+    unit: 'req/s',
+    store: 'large',
+    groups: [],
+    hashes: 0,
+    workload: (e) => ({
+      kind: 'get',
+      path: `/audit/?user=${AUDIT_FILTER_USER}&page=1`,
+      jwt: e.jwt,
+      list: 'auditdata',
+      minCount: 1,
+    }),
+  },
+  {
+    id: '2L',
+    title: 'scenario 2 with bulk tokens + audit rows',
+    unit: 'logins/s',
+    store: 'large',
+    groups: ['ho'],
+    hashes: 0,
+    workload: (e) => ({ kind: 'hotp', group: e.groups.ho!, pin: '', seq: e.seq.ho ?? 0 }),
+  },
+];
+
+function selected(): Scenario[] {
+  if (!args.only) return SCENARIOS;
+  const wanted = args.only.split(',').map((s) => s.trim());
+  const out = SCENARIOS.filter((s) =>
+    wanted.some((w) => w === s.id || (/^\d+$/.test(w) && s.id.startsWith(w) && !s.id.endsWith('L'))),
+  );
+  const unknown = wanted.filter((w) => !SCENARIOS.some((s) => s.id === w || s.id.startsWith(w)));
+  if (unknown.length) throw new Error(`--only: unknown scenario ${unknown.join(', ')}`);
+  return out;
+}
+
+// --- results ---------------------------------------------------------------------------------------
+
+interface Row {
+  scenario: string;
+  title: string;
+  db: string;
+  signing: 'on' | 'off';
+  unit: string;
+  /** Units as intended per second of the measured run. */
+  rate: number;
+  p50: number;
+  p99: number;
+  /** Largest VmRSS of the server during the run, MiB. */
+  rssMiB: number;
+  ok: boolean;
+  failure?: string;
+  notes: string[];
+  warmup?: PhaseResult;
+  measured?: PhaseResult;
+  samples?: string[];
+  ldapOps?: {
+    search: number;
+    bind: number;
+    logins: number;
+    coldSearch: number;
+    coldBind: number;
+    coldLogins: number;
+  };
+  healthz?: { samples: number; p50: number; max: number };
+}
+
+const rows: Row[] = [];
+const notes: string[] = [];
+const log = (text: string) => process.stderr.write(`${text}\n`);
+
+// --- the PIN hash bound ----------------------------------------------------------------------------
+
+async function hashBound(): Promise<{ msPerHash: number; cores: number; perSecond: number }> {
+  const hash = await hashPassword('4711');
+  await verifyPassword('4711', hash);
+  const n = 20;
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await verifyPassword('4711', hash);
+  const ms = (performance.now() - t0) / n;
+  const cores = availableParallelism();
+  return { msPerHash: ms, cores, perSecond: cores / (ms / 1000) };
+}
+
+// --- one run ---------------------------------------------------------------------------------------
+
+interface Probe {
+  stop(): { samples: number; p50: number; max: number };
+}
+
+/** GET /healthz every 100 ms: whether the server answers other requests while it is loaded. */
+function probeHealthz(url: string): Probe {
+  const times: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      try {
+        const r = await fetch(`${url}/healthz`);
+        await r.arrayBuffer();
+        times.push(performance.now() - t0);
+      } catch {
+        times.push(Number.POSITIVE_INFINITY);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return {
+    stop() {
+      running = false;
+      void loop;
+      const sorted = [...times].sort((a, b) => a - b);
+      return {
+        samples: sorted.length,
+        p50: sorted[Math.floor(sorted.length / 2)] ?? 0,
+        max: sorted.at(-1) ?? 0,
+      };
+    },
+  };
+}
+
+interface Ldap {
+  operationCounts(): Promise<{ search: number; bind: number }>;
+}
+
+async function runDriver(
+  plan: DriverPlan,
+  dir: string,
+  onMeasureStart: () => Promise<void>,
+): Promise<DriverResult> {
+  const file = join(dir, 'plan.json');
+  writeFileSync(file, JSON.stringify(plan));
+  const child: ChildProcess = fork(join(import.meta.dirname, 'driver.ts'), [file], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    let result: DriverResult | undefined;
+    child.on('message', (m: { event: string; result?: DriverResult }) => {
+      if (m.event === 'measure') onMeasureStart().catch((e: unknown) => reject(e));
+      else if (m.event === 'result') result = m.result;
+    });
+    child.on('exit', (code) => {
+      if (result) resolve(result);
+      else reject(new Error(`driver exited with code ${code} without a result`));
+    });
+  });
+}
+
+async function runScenario(
+  s: Scenario,
+  dbName: string,
+  signed: boolean,
+  server: AuthsrvServer,
+  env: RunEnv,
+  dir: string,
+  bound: number,
+  ldap: Ldap | undefined,
+): Promise<void> {
+  const row: Row = {
+    scenario: s.id,
+    title: s.title,
+    db: dbName,
+    signing: signed ? 'on' : 'off',
+    unit: s.unit,
+    rate: 0,
+    p50: 0,
+    p99: 0,
+    rssMiB: 0,
+    ok: false,
+    notes: [],
+  };
+  rows.push(row);
+  log(`  ${s.id.padEnd(3)} ${s.title} (${dbName}, signing ${row.signing}) …`);
+  try {
+    const workload = s.workload(env);
+    const plan: DriverPlan = {
+      url: server.url,
+      connections: opts.connections,
+      warmupSeconds: opts.warmupSeconds,
+      durationSeconds: opts.durationSeconds,
+      signed,
+      workload,
+    };
+    let probe: Probe | undefined;
+    let ldapBefore = ldap && s.id === '7' ? await ldap.operationCounts() : undefined;
+    const ldapStart = ldapBefore;
+    let ldapCold: { search: number; bind: number } | undefined;
+    const result = await runDriver(plan, dir, async () => {
+      server.takeMaxRss();
+      probe = probeHealthz(server.url);
+      if (ldapBefore && ldap) {
+        const now = await ldap.operationCounts();
+        ldapCold = { search: now.search - ldapBefore.search, bind: now.bind - ldapBefore.bind };
+        ldapBefore = now;
+      }
+    });
+    row.healthz = probe?.stop();
+    row.rssMiB = server.takeMaxRss() / 1024;
+    if ('group' in workload && (workload.kind === 'hotp' || workload.kind === 'challenge')) {
+      env.seq[s.groups[0]!] = result.seq;
+    }
+    const m = result.measured;
+    row.warmup = result.warmup;
+    row.measured = m;
+    row.samples = result.samples;
+    row.rate = m.good / m.seconds;
+    row.p50 = m.p50;
+    row.p99 = m.p99;
+    if (ldap && ldapBefore && ldapStart && ldapCold) {
+      const after = await ldap.operationCounts();
+      // Operations over logins started in the same window (the ones still in flight at the end
+      // did their search too).
+      row.ldapOps = {
+        search: after.search - ldapBefore.search,
+        bind: after.bind - ldapBefore.bind,
+        logins: m.started,
+        coldSearch: ldapCold.search,
+        coldBind: ldapCold.bind,
+        coldLogins: result.warmup.started,
+      };
+      const per = (n: number, d: number) => (d ? (n / d).toFixed(2) : '-');
+      const o = row.ldapOps;
+      row.notes.push(
+        `LDAP search+bind per login: warm-up ${per(o.coldSearch, o.coldLogins)}+${per(o.coldBind, o.coldLogins)}, ` +
+          `measured ${per(o.search, o.logins)}+${per(o.bind, o.logins)}`,
+      );
+    }
+    if (s.hashes > 0) row.notes.push(`${Math.round((100 * row.rate * s.hashes) / bound)}% of hash bound`);
+    if (row.healthz && s.hashes > 0)
+      row.notes.push(`/healthz p50 ${row.healthz.p50.toFixed(1)} ms, max ${row.healthz.max.toFixed(0)} ms`);
+    const problems: string[] = [];
+    for (const [name, p] of [
+      ['warm-up', result.warmup],
+      ['measured', m],
+    ] as const) {
+      const wrong = p.unexpected + p.non2xx + p.errors + p.timeouts;
+      if (wrong > 0) {
+        problems.push(
+          `${name}: ${p.unexpected} unexpected answers, ${p.non2xx} non-2xx, ${p.errors} errors, ${p.timeouts} timeouts`,
+        );
+      }
+    }
+    // A warm-up may end before the first slow answer (PIN hashing at 32 connections); a measured
+    // run must have succeeded.
+    if (m.good === 0) problems.push('measured: nothing succeeded as intended');
+    if (problems.length) {
+      row.failure = `${problems.join('; ')}${result.samples.length ? `\n      e.g. ${result.samples.join('\n      e.g. ')}` : ''}`;
+    } else row.ok = true;
+  } catch (e) {
+    row.failure = (e as Error).stack ?? String(e);
+  }
+  if (row.ok) {
+    log(
+      `      ${row.rate.toFixed(0)} ${row.unit}, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, RSS ${row.rssMiB.toFixed(0)} MiB ${row.notes.join('; ')}`,
+    );
+  } else log(`      FAILED: ${row.failure}`);
+}
+
+// --- databases -------------------------------------------------------------------------------------
+
+async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | string> {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: opts.pgUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch (e) {
+    return `PostgreSQL at ${opts.pgUrl} is unreachable (${(e as Error).message}): skipped`;
+  }
+  const name = `authsrv_bench_${process.pid}_${Date.now()}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(opts.pgUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: opts.pgUrl });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  log(`  ${what} …`);
+  const r = await fn();
+  log(`    done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return r;
+}
+
+async function benchDialect(
+  dbName: 'sqlite' | 'postgres',
+  scenarios: Scenario[],
+  bound: number,
+  slapd: Awaited<ReturnType<typeof startSlapd>> | undefined,
+): Promise<void> {
+  log(`\n== ${dbName} ==`);
+  let databaseUrl = '';
+  let drop: (() => Promise<void>) | undefined;
+  if (dbName === 'postgres') {
+    const pgdb = await postgresDatabase();
+    if (typeof pgdb === 'string') {
+      notes.push(pgdb);
+      log(`  ${pgdb}`);
+      return;
+    }
+    databaseUrl = pgdb.url;
+    drop = pgdb.drop;
+  }
+  const dir = mkdtempSync(join(tmpdir(), `authsrv-bench-${dbName}-`));
+  const storeUrl = databaseUrl || defaultDatabaseUrl(join(dir, 'data'));
+  let server: AuthsrvServer | undefined;
+  try {
+    const groups = tokenGroups(opts.hotpTokens, opts.ldapUsers);
+    const needed = [...new Set(scenarios.flatMap((s) => s.groups))].map((g) => groups[g]!);
+    const small = scenarios.filter((s) => s.store === 'small');
+    const large = scenarios.filter((s) => s.store === 'large');
+    const signings = opts.signing;
+
+    server = await startServer({ dir, databaseUrl, signResponses: signings[0]! });
+    const adminPassword = server.adminPassword;
+    if (!adminPassword) throw new Error('the first start printed no administrator password');
+    const api = new Api(server.url);
+    await api.login('admin', adminPassword);
+    await timed('users, realms, policy', async () => {
+      const passwd = writePasswdFile(dir, needed);
+      const ldap =
+        slapd && needed.some((g) => g.resolver === 'ldap')
+          ? {
+              url: slapd.url,
+              baseDn: slapd.baseDn,
+              bindDn: 'cn=reader,dc=example,dc=org',
+              bindPw: 'readerpass',
+            }
+          : undefined;
+      await createUserStores(api, passwd, ldap);
+    });
+    for (const g of needed) {
+      await timed(`${g.count} ${g.token} tokens for ${g.prefix}* in realm ${g.realm}`, () =>
+        createTokens(api, g),
+      );
+    }
+    const env: RunEnv = { groups, seq: {}, adminPassword, jwt: api.token };
+
+    const restart = async (signed: boolean) => {
+      await server!.stop();
+      server = undefined;
+      server = await startServer({ dir, databaseUrl, signResponses: signed });
+      const a = new Api(server.url);
+      env.jwt = await a.login('admin', adminPassword);
+      return a;
+    };
+
+    let current = signings[0]!;
+    if (small.length) {
+      for (const [i, signed] of signings.entries()) {
+        if (i > 0 || current !== signed) await restart(signed);
+        current = signed;
+        for (const s of small) await runScenario(s, dbName, signed, server!, env, dir, bound, slapd);
+      }
+    }
+    if (large.length) {
+      const a = new Api(server!.url);
+      await a.login('admin', adminPassword);
+      await timed(`${opts.bulkTokens} bulk tokens (POST /token/load, OATH CSV)`, () =>
+        createBulkTokens(a, opts.bulkTokens),
+      );
+      await timed(`${opts.auditRows} audit rows (INSERT … SELECT, not through the API)`, () =>
+        insertAuditRows(storeUrl, opts.auditRows),
+      );
+      // The signing mode the server runs with now goes first: one restart fewer.
+      const order = [current, ...signings.filter((s) => s !== current)].filter((s) => signings.includes(s));
+      for (const [i, signed] of order.entries()) {
+        if (i > 0) await restart(signed);
+        for (const s of large) await runScenario(s, dbName, signed, server!, env, dir, bound, slapd);
+      }
+    }
+  } catch (e) {
+    const msg = `${dbName}: ${(e as Error).stack ?? e}`;
+    rows.push({
+      scenario: '-',
+      title: 'set-up',
+      db: dbName,
+      signing: 'off',
+      unit: '',
+      rate: 0,
+      p50: 0,
+      p99: 0,
+      rssMiB: 0,
+      ok: false,
+      failure: msg,
+      notes: [],
+    });
+    log(`  FAILED: ${msg}`);
+  } finally {
+    try {
+      await server?.stop();
+    } catch (e) {
+      rows.push({
+        scenario: '-',
+        title: 'clean shutdown (SIGTERM)',
+        db: dbName,
+        signing: 'off',
+        unit: '',
+        rate: 0,
+        p50: 0,
+        p99: 0,
+        rssMiB: 0,
+        ok: false,
+        failure: String(e),
+        notes: [],
+      });
+    }
+    await drop?.();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// --- main ------------------------------------------------------------------------------------------
+
+const started = performance.now();
+const scenarios = selected();
+log(
+  `authsrv benchmark: ${scenarios.map((s) => s.id).join(', ')} on ${opts.dbs.join(', ')}, signing ${opts.signing
+    .map((s) => (s ? 'on' : 'off'))
+    .join(
+      '/',
+    )}; ${opts.connections} connections, ${opts.warmupSeconds} s warm-up + ${opts.durationSeconds} s per run`,
+);
+const bound = await hashBound();
+log(
+  `PIN hash bound: argon2id m=${DEFAULT_ARGON2.memoryKiB} KiB t=${DEFAULT_ARGON2.passes} p=${DEFAULT_ARGON2.parallelism} ` +
+    `takes ${bound.msPerHash.toFixed(1)} ms per hash here; ${bound.cores} cores ÷ ${bound.msPerHash.toFixed(1)} ms ` +
+    `= ${bound.perSecond.toFixed(0)} PIN-checked logins/s at most`,
+);
+
+const slapd = scenarios.some((s) => s.id === '7')
+  ? await startSlapd({ users: opts.ldapUsers }).catch((e: unknown) => {
+      notes.push(`slapd could not start, scenario 7 skipped: ${(e as Error).message}`);
+      return undefined;
+    })
+  : undefined;
+const runnable = slapd ? scenarios : scenarios.filter((s) => s.id !== '7');
+try {
+  for (const d of opts.dbs) await benchDialect(d, runnable, bound.perSecond, slapd);
+} finally {
+  await slapd?.stop();
+}
+const totalSeconds = (performance.now() - started) / 1000;
+
+// --- report ----------------------------------------------------------------------------------------
+
+const cpu = cpus()[0]?.model ?? 'unknown CPU';
+const machine = `${cpu}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
+const fmt = (n: number, d = 1) => n.toFixed(d);
+const table = [
+  '| Scenario | DB | Signing | Rate | p50 ms | p99 ms | Server RSS MiB | Notes |',
+  '|---|---|---|---:|---:|---:|---:|---|',
+  ...rows.map((r) =>
+    r.ok
+      ? `| ${r.scenario} ${r.title} | ${r.db} | ${r.signing} | ${fmt(r.rate, 0)} ${r.unit} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.rssMiB, 0)} | ${r.notes.join('; ')} |`
+      : `| ${r.scenario} ${r.title} | ${r.db} | ${r.signing} | **FAILED** | | | | ${(r.failure ?? '').split('\n')[0]} |`,
+  ),
+].join('\n');
+
+process.stdout.write(
+  `\n${table}\n\nMachine: ${machine}. ${opts.connections} connections, ${opts.warmupSeconds} s warm-up + ${opts.durationSeconds} s measured per run; ` +
+    `${opts.hotpTokens} HOTP tokens in the round robin of scenario 2; for 5, 6 and 2L ${opts.bulkTokens} bulk tokens (imported through ` +
+    `POST /token/load) and ${opts.auditRows} audit rows (inserted directly with SQL, not through the API).\n` +
+    `PIN hash bound: argon2id (${DEFAULT_ARGON2.memoryKiB} KiB, ${DEFAULT_ARGON2.passes} passes) ${fmt(bound.msPerHash)} ms per hash; ` +
+    `${bound.cores} cores ÷ hash time = ${fmt(bound.perSecond, 0)} PIN-checked logins/s.\n` +
+    `Latency is per request, for scenario 4 per login (trigger + answer), measured by the driver. Total time ${fmt(totalSeconds, 0)} s.\n` +
+    notes.map((n) => `Note: ${n}\n`).join(''),
+);
+
+mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const jsonFile = join(ROOT, 'bench-results', `${stamp}.json`);
+writeFileSync(
+  jsonFile,
+  `${JSON.stringify({ date: new Date().toISOString(), machine, options: opts, hashBound: bound, totalSeconds, notes, results: rows }, null, 2)}\n`,
+);
+process.stdout.write(`Results: ${jsonFile}\n`);
+
+const failed = rows.filter((r) => !r.ok);
+if (failed.length) {
+  process.stderr.write(
+    `\n${'!'.repeat(78)}\nBENCHMARK FAILED: ${failed.length} run(s) did not succeed as intended:\n` +
+      failed
+        .map((r) => `  ${r.scenario} ${r.title} (${r.db}, signing ${r.signing}): ${r.failure}`)
+        .join('\n') +
+      `\n${'!'.repeat(78)}\n`,
+  );
+  process.exit(1);
+}

@@ -1,0 +1,127 @@
+// One `node bin/authsrv serve --config <file>` from the checkout, on 127.0.0.1 and a port the kernel
+// picks (http.port = 0; the URL is read from the start-up line), stopped with SIGTERM.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin/authsrv');
+const LISTENING = /^authsrv \S+ listening on (http:\/\/\S+)/m;
+const CREATED = /^Created administrator "admin" with password: (\S+)$/m;
+
+export interface ServerOptions {
+  /** Temporary directory of this dialect: data directory, config file, passwd file. */
+  dir: string;
+  /** '' for the embedded SQLite database in the data directory. */
+  databaseUrl: string;
+  signResponses: boolean;
+}
+
+export interface AuthsrvServer {
+  url: string;
+  pid: number;
+  /** Printed on the first start of a fresh database only. */
+  adminPassword: string | undefined;
+  /** Largest VmRSS (KiB) seen since the last call; sampling runs every 100 ms. */
+  takeMaxRss(): number;
+  stop(): Promise<void>;
+}
+
+/** Escapes a string for a TOML basic string. */
+const toml = (s: string) => JSON.stringify(s);
+
+export function rssKiB(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export async function startServer(o: ServerOptions): Promise<AuthsrvServer> {
+  const config = join(o.dir, 'authsrv.toml');
+  writeFileSync(
+    config,
+    `node_name = "bench"
+data_dir = ${toml(join(o.dir, 'data'))}
+database_url = ${toml(o.databaseUrl)}
+
+[http]
+host = "127.0.0.1"
+port = 0
+# the OATH CSV files of the fixtures are uploaded in chunks of this size at most
+max_body_bytes = 8388608
+
+[security]
+sign_responses = ${o.signResponses}
+
+[log]
+level = "error"
+`,
+  );
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AUTHSRV_')) env[k] = v;
+  const child: ChildProcess = spawn(process.execPath, [BIN, '--config', config, 'serve'], {
+    cwd: o.dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+    if (stdout.length > 1_000_000) stdout = stdout.slice(-100_000);
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    if (stderr.length > 1_000_000) stderr = stderr.slice(-100_000);
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((done) =>
+    child.on('exit', (code, signal) => done({ code, signal })),
+  );
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const deadline = Date.now() + 60_000;
+  let url: string | undefined;
+  while (!url) {
+    url = LISTENING.exec(stdout)?.[1];
+    if (url) break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`authsrv did not start (exit ${child.exitCode}):\n${stdout}\n${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const pid = child.pid!;
+  let maxRss = rssKiB(pid);
+  const sampler = setInterval(() => {
+    maxRss = Math.max(maxRss, rssKiB(pid));
+  }, 100);
+  sampler.unref();
+  return {
+    url,
+    pid,
+    adminPassword: CREATED.exec(stdout)?.[1],
+    takeMaxRss() {
+      const m = Math.max(maxRss, rssKiB(pid));
+      maxRss = 0;
+      return m;
+    },
+    async stop() {
+      clearInterval(sampler);
+      process.removeListener('exit', killOnExit);
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const { code, signal } = await exited;
+      clearTimeout(timer);
+      if (code !== 0) {
+        throw new Error(
+          `authsrv did not stop cleanly (code ${code}, signal ${signal}):\n${stderr.slice(-2000)}`,
+        );
+      }
+    },
+  };
+}
