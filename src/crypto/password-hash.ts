@@ -2,6 +2,7 @@
 // as a PHC string so parameters can be raised later without breaking old hashes. Hashing runs on
 // libuv's thread pool, never on the event loop.
 import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
 export interface Argon2Params {
   memoryKiB: number;
@@ -12,7 +13,39 @@ export interface Argon2Params {
 export const DEFAULT_ARGON2: Argon2Params = { memoryKiB: 19_456, passes: 2, parallelism: 1 };
 const TAG_BYTES = 32;
 
+/**
+ * At most this many hashes run at once. libuv's pool has 4 threads; were all of them busy hashing
+ * during a burst of PIN logins, every other pool job (RSA signatures of responses and audit rows,
+ * file reads) would wait behind the queue of hashes and the server would stop answering anything
+ * else. With one hash per core (at most 3), a thread stays free and the cores stay busy.
+ */
+export const MAX_CONCURRENT_HASHES = Math.max(1, Math.min(3, availableParallelism()));
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function limited<T>(job: () => Promise<T>): Promise<T> {
+  // A finishing job hands its slot straight to the next waiter, so a newcomer cannot slip in between.
+  if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running++;
+  try {
+    return await job();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
+/** Hashes running now and waiting for a slot (for tests and diagnostics). */
+export function hashQueue(): { running: number; waiting: number } {
+  return { running, waiting: waiting.length };
+}
+
 function derive(password: string, salt: Buffer, p: Argon2Params): Promise<Buffer> {
+  return limited(() => deriveNow(password, salt, p));
+}
+
+function deriveNow(password: string, salt: Buffer, p: Argon2Params): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     argon2(
       'argon2id',

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decoyHash, hashPassword, verifyPassword } from '../../src/crypto/password-hash.ts';
+import {
+  decoyHash,
+  hashPassword,
+  hashQueue,
+  MAX_CONCURRENT_HASHES,
+  verifyPassword,
+} from '../../src/crypto/password-hash.ts';
 
 const PHC = /^\$argon2id\$v=19\$m=19456,t=2,p=1\$([A-Za-z0-9+/]{22})\$([A-Za-z0-9+/]{43})$/;
 
@@ -63,5 +69,20 @@ describe('password hashes', () => {
     expect(d).toMatch(PHC);
     expect(await decoyHash()).toBe(d);
     expect(await verifyPassword('', d)).toBe(false);
+  });
+});
+
+describe('hash concurrency', () => {
+  it('runs at most MAX_CONCURRENT_HASHES at once and finishes every one of a burst correctly', async () => {
+    const small = { memoryKiB: 1024, passes: 1, parallelism: 1 };
+    const stored = await hashPassword('pw', small);
+    const pending = Array.from({ length: 12 }, (_, i) =>
+      verifyPassword(i % 2 === 0 ? 'pw' : 'wrong', stored),
+    );
+    // Started synchronously: the first MAX_CONCURRENT_HASHES run, the others wait for a slot.
+    expect(hashQueue()).toEqual({ running: MAX_CONCURRENT_HASHES, waiting: 12 - MAX_CONCURRENT_HASHES });
+    const results = await Promise.all(pending);
+    expect(results).toEqual(Array.from({ length: 12 }, (_, i) => i % 2 === 0));
+    expect(hashQueue()).toEqual({ running: 0, waiting: 0 });
   });
 });
