@@ -1,4 +1,5 @@
 // A small client of the authsrv REST API for creating fixtures (not for load: that is the driver's).
+import { request } from 'node:http';
 
 export interface Envelope {
   result: {
@@ -57,7 +58,23 @@ export class Api {
     form.append('file', new Blob([file], { type: 'text/csv' }), 'tokens.csv');
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (this.#token) headers.Authorization = this.#token;
-    const res = await fetch(this.url + path, { method: 'POST', headers, body: form });
+    // A long upload on its own connection: fetch would reuse a kept-alive one, which the server may
+    // close (keepAliveTimeout) just as the upload starts, and a POST is not retried ("fetch failed").
+    const encoded = new Response(form);
+    headers['Content-Type'] = encoded.headers.get('content-type') ?? '';
+    const body = Buffer.from(await encoded.arrayBuffer());
+    const res = await new Promise<Response>((resolve, reject) => {
+      const req = request(this.url + path, { method: 'POST', headers, agent: false }, (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (c: Buffer) => chunks.push(c));
+        incoming.on('end', () =>
+          resolve(new Response(Buffer.concat(chunks), { status: incoming.statusCode ?? 0 })),
+        );
+        incoming.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
     return this.#check('POST', path, res);
   }
 
