@@ -5,6 +5,7 @@
 // only the 4eyes PIN, or fewer tokens than needed, starts a challenge answered a token at a time.
 // The token service checks the presented tokens (src/core/four-eyes.ts).
 import { ParameterError } from '../core/errors.ts';
+import { jsonObject } from './json-object.ts';
 import {
   type ChallengeOptions,
   type ChallengeSpec,
@@ -56,17 +57,11 @@ export function missingEyes(required: Map<string, number>, eyes: Eyes): Map<stri
 
 /** The challenge data: the tokens presented so far (JSON); anything unreadable is none. */
 export function parseEyes(data: string | undefined): Eyes {
-  try {
-    const v = JSON.parse(data || '{}');
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) return {};
-    const out: Eyes = {};
-    for (const [realm, serials] of Object.entries(v)) {
-      if (Array.isArray(serials)) out[realm] = serials.filter((s): s is string => typeof s === 'string');
-    }
-    return out;
-  } catch {
-    return {};
+  const out: Eyes = {};
+  for (const [realm, serials] of Object.entries(jsonObject(data || '{}'))) {
+    if (Array.isArray(serials)) out[realm] = serials.filter((s): s is string => typeof s === 'string');
   }
+  return out;
 }
 
 export class FourEyesType extends TokenType {

@@ -6,6 +6,7 @@
 // object question → answer.
 import { randomInt } from 'node:crypto';
 import { ParameterError, TokenAdminError } from '../core/errors.ts';
+import { jsonObject } from './json-object.ts';
 import { sameOtp } from './oath.ts';
 import {
   type ChallengeOptions,
@@ -36,13 +37,8 @@ export function parseQuestions(text: string): Record<string, string> {
   return out;
 }
 
-function questionsOf(token: TokenState): Record<string, string> {
-  try {
-    const v = JSON.parse(token.key().toString('utf8'));
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
-  }
+function questionsOf(token: TokenState): Record<string, unknown> {
+  return jsonObject(token.key().toString('utf8'));
 }
 
 export class QuestionType extends TokenType {

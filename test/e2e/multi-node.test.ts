@@ -1,94 +1,25 @@
 // The documented multi-node set-up (config/README.md, "Several nodes on one database"; issue 6,
 // "Several nodes"): two real `authsrv serve` processes with their own node_name, port and data
-// directory on one PostgreSQL or MariaDB database. The second node joins exactly as the README
-// says: the first node starts, then its encryption.key, signing.key and jwt.secret are copied
-// (mode 0600) into the second node's data directory before that one starts. Then: logins spread
-// over both nodes, a challenge made on one is answered on the other, one OTP value is accepted
-// once across both under concurrent load, and a policy change on one applies on the other at once.
-import { type ChildProcess, spawn } from 'node:child_process';
+// directory on one database (PostgreSQL, MariaDB, or one SQLite file both open). The second node
+// joins as the README says: the first node starts, then its encryption.key, signing.key and
+// jwt.secret are copied (mode 0600) into the second node's data directory before that one starts.
+// Then: logins spread over both nodes, a challenge made on one is answered on the other, one OTP
+// value is accepted once across both under concurrent load, and a policy change on one applies on
+// the other at once.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Cli, CREATED, launch, stop } from '../helpers/authsrv-process.ts';
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { checkSignedBody } from '../helpers/signature.ts';
 import { writePasswdFile } from '../helpers/user-stores.ts';
 
-const BIN = resolve(import.meta.dirname, '../../bin/authsrv');
 const LISTENING = /^authsrv (\S+) listening on (https?:\/\/\S+)/m;
-const CREATED = /^Created administrator "admin" with password: (\S+)$/m;
 const KEY = '3132333435363738393031323334353637383930';
 /** The files config/README.md says every node must hold copies of. */
 const SHARED_FILES = ['encryption.key', 'signing.key', 'jwt.secret'] as const;
-
-/** The environment of the test run without any AUTHSRV_ variable, plus `extra`. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AUTHSRV_')) env[k] = v;
-  return { ...env, ...extra };
-}
-
-interface Cli {
-  child: ChildProcess;
-  output(): { stdout: string; stderr: string };
-  /** Resolves with the first match of `re` on stdout. */
-  waitFor(re: RegExp, ms?: number): Promise<RegExpMatchArray>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function launch(args: string[], env: Record<string, string>, cwd: string): Cli {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  const waiters: (() => void)[] = [];
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-    for (const w of [...waiters]) w();
-  });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-    child.on('exit', (code, signal) => {
-      for (const w of [...waiters]) w();
-      done({ code, signal });
-    }),
-  );
-  return {
-    child,
-    output: () => ({ stdout, stderr }),
-    exited,
-    waitFor: (re, ms = 20_000) =>
-      new Promise((done, fail) => {
-        const check = () => {
-          const m = stdout.match(re);
-          if (m) {
-            cleanup();
-            done(m);
-          } else if (child.exitCode !== null) {
-            cleanup();
-            fail(new Error(`authsrv exited (${child.exitCode}) before ${re}: ${stdout}\n${stderr}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          fail(new Error(`timed out waiting for ${re}: ${stdout}\n${stderr}`));
-        }, ms);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.splice(waiters.indexOf(check), 1);
-        };
-        waiters.push(check);
-        check();
-      }),
-  };
-}
-
-async function stop(cli: Cli): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (cli.child.exitCode === null) cli.child.kill('SIGTERM');
-  return cli.exited;
-}
 
 interface Answer {
   status: number;
@@ -135,15 +66,10 @@ function ok(r: Answer): any {
   return r.json.result.value;
 }
 
-const SERVER_DIALECTS = testDialects().filter((d) => d !== 'sqlite');
+// SQLite too: two processes on one database file on one machine share it the same way (WAL).
+const DIALECTS = testDialects();
 
-if (SERVER_DIALECTS.length === 0) {
-  describe.skip('two authsrv serve nodes on one database (needs AUTHSRV_TEST_POSTGRES_URL or AUTHSRV_TEST_MYSQL_URL)', () => {
-    it('runs on PostgreSQL and MariaDB only', () => undefined);
-  });
-}
-
-describe.each(SERVER_DIALECTS)('two authsrv serve nodes on one %s database', (dialect) => {
+describe.each(DIALECTS)('two authsrv serve nodes on one %s database', (dialect) => {
   let home: string;
   let db: TestDatabase | undefined;
   const nodes: Cli[] = [];

@@ -1,84 +1,14 @@
 // The real CLI: `node bin/authsrv serve` in a child process, as an operator runs it.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Cli, CREATED, launch, stop } from '../helpers/authsrv-process.ts';
 import { run } from '../helpers/signature.ts';
 
-const BIN = resolve(import.meta.dirname, '../../bin/authsrv');
 const LISTENING = /^authsrv (\S+) listening on (https?:\/\/\S+)/m;
-const CREATED = /^Created administrator "admin" with password: (\S+)$/m;
-
-/** The environment of the test run without any AUTHSRV_ variable, plus `extra`. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AUTHSRV_')) env[k] = v;
-  return { ...env, ...extra };
-}
-
-interface Cli {
-  child: ChildProcess;
-  output(): { stdout: string; stderr: string };
-  /** Resolves with the first match of `re` on stdout. */
-  waitFor(re: RegExp, ms?: number): Promise<RegExpMatchArray>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function launch(args: string[], env: Record<string, string>, cwd: string): Cli {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  const waiters: (() => void)[] = [];
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-    for (const w of [...waiters]) w();
-  });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-    child.on('exit', (code, signal) => {
-      for (const w of [...waiters]) w();
-      done({ code, signal });
-    }),
-  );
-  return {
-    child,
-    output: () => ({ stdout, stderr }),
-    exited,
-    waitFor: (re, ms = 20_000) =>
-      new Promise((done, fail) => {
-        const check = () => {
-          const m = stdout.match(re);
-          if (m) {
-            cleanup();
-            done(m);
-          } else if (child.exitCode !== null) {
-            cleanup();
-            fail(new Error(`authsrv exited (${child.exitCode}) before ${re}: ${stdout}\n${stderr}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          fail(new Error(`timed out waiting for ${re}: ${stdout}\n${stderr}`));
-        }, ms);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.splice(waiters.indexOf(check), 1);
-        };
-        waiters.push(check);
-        check();
-      }),
-  };
-}
-
-async function stop(cli: Cli): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (cli.child.exitCode === null) cli.child.kill('SIGTERM');
-  return cli.exited;
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON
 async function json(url: string, init?: RequestInit): Promise<{ status: number; body: any }> {

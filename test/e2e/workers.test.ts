@@ -1,93 +1,18 @@
 // `authsrv serve` with http.workers = 2: the real CLI in a child process (a node:cluster primary and
 // its workers) on SQLite, and on PostgreSQL when AUTHSRV_TEST_POSTGRES_URL is set.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, type Cli, CREATED, cleanEnv, launch, stop } from '../helpers/authsrv-process.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 
-const BIN = resolve(import.meta.dirname, '../../bin/authsrv');
 const LISTENING = /^authsrv (\S+) listening on (https?:\/\/\S+) \(.*\b(\d+) worker processes\)/m;
-const CREATED = /^Created administrator "admin" with password: (\S+)$/m;
 const WORKER_STARTED = /"worker":(\d+),"msg":"worker started"/g;
 const KEY = '3132333435363738393031323334353637383930';
-
-/** The environment of the test run without any AUTHSRV_ variable, plus `extra`. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AUTHSRV_')) env[k] = v;
-  return { ...env, ...extra };
-}
-
-interface Cli {
-  child: ChildProcess;
-  output(): { stdout: string; stderr: string };
-  /** Resolves with the first match of `re` on stdout. */
-  waitFor(re: RegExp, ms?: number): Promise<RegExpMatchArray>;
-  /** Resolves once `test` is true of stdout. */
-  waitUntil(test: (stdout: string) => boolean, what: string, ms?: number): Promise<void>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function launch(args: string[], env: Record<string, string>, cwd: string): Cli {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  const waiters: (() => void)[] = [];
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-    for (const w of [...waiters]) w();
-  });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-    child.on('exit', (code, signal) => {
-      for (const w of [...waiters]) w();
-      done({ code, signal });
-    }),
-  );
-  const waitUntil = (test: (s: string) => boolean, what: string, ms = 20_000) =>
-    new Promise<void>((done, fail) => {
-      const check = () => {
-        if (test(stdout)) {
-          cleanup();
-          done();
-        } else if (child.exitCode !== null) {
-          cleanup();
-          fail(new Error(`authsrv exited (${child.exitCode}) before ${what}: ${stdout}\n${stderr}`));
-        }
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        fail(new Error(`timed out waiting for ${what}: ${stdout}\n${stderr}`));
-      }, ms);
-      const cleanup = () => {
-        clearTimeout(timer);
-        waiters.splice(waiters.indexOf(check), 1);
-      };
-      waiters.push(check);
-      check();
-    });
-  return {
-    child,
-    output: () => ({ stdout, stderr }),
-    exited,
-    waitUntil,
-    waitFor: async (re, ms) => {
-      await waitUntil((s) => re.test(s), String(re), ms);
-      return stdout.match(re)!;
-    },
-  };
-}
-
-async function stop(cli: Cli): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (cli.child.exitCode === null) cli.child.kill('SIGTERM');
-  return cli.exited;
-}
 
 /** Pids of the workers the primary reported as started, in order. */
 function workerPids(cli: Cli): number[] {
