@@ -44,6 +44,9 @@ const HELP = `npm run bench -- [options]
   --audit-rows N      audit rows in the store for scenarios 6 and 2L (default 1000000)
   --pg-url URL        PostgreSQL server to create the benchmark database on
                       (default postgres://postgres@127.0.0.1:5432/postgres; env BENCH_PG_URL)
+
+  env BENCH_SERVER_NODE_ARGS  extra Node options for the server process only, e.g. for a profile:
+                      BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
 `;
 
 // --- options ---------------------------------------------------------------------------------------

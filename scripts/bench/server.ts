@@ -62,7 +62,9 @@ level = "error"
   );
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AUTHSRV_')) env[k] = v;
-  const child: ChildProcess = spawn(process.execPath, [BIN, '--config', config, 'serve'], {
+  // BENCH_SERVER_NODE_ARGS: extra Node options for the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, '--config', config, 'serve'], {
     cwd: o.dir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
