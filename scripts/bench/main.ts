@@ -256,6 +256,8 @@ interface Row {
   p99: number;
   /** Largest VmRSS of the server during the run, MiB. */
   rssMiB: number;
+  /** Server CPU time (all threads) per unit of the measured run, ms: less noisy than the rate. */
+  cpuMsPerUnit?: number;
   ok: boolean;
   failure?: string;
   notes: string[];
@@ -393,8 +395,10 @@ async function runScenario(
     let ldapBefore = ldap && s.id === '7' ? await ldap.operationCounts() : undefined;
     const ldapStart = ldapBefore;
     let ldapCold: { search: number; bind: number } | undefined;
+    let cpuStart = 0;
     const result = await runDriver(plan, dir, async () => {
       server.takeMaxRss();
+      cpuStart = server.cpuMs();
       probe = probeHealthz(server.url);
       if (ldapBefore && ldap) {
         const now = await ldap.operationCounts();
@@ -412,6 +416,7 @@ async function runScenario(
     row.measured = m;
     row.samples = result.samples;
     row.rate = m.good / m.seconds;
+    if (m.good > 0) row.cpuMsPerUnit = (server.cpuMs() - cpuStart) / m.good;
     row.p50 = m.p50;
     row.p99 = m.p99;
     if (ldap && ldapBefore && ldapStart && ldapCold) {
@@ -459,7 +464,7 @@ async function runScenario(
   }
   if (row.ok) {
     log(
-      `      ${row.rate.toFixed(0)} ${row.unit}, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, RSS ${row.rssMiB.toFixed(0)} MiB ${row.notes.join('; ')}`,
+      `      ${row.rate.toFixed(0)} ${row.unit}, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, RSS ${row.rssMiB.toFixed(0)} MiB, CPU ${(row.cpuMsPerUnit ?? 0).toFixed(2)} ms/unit ${row.notes.join('; ')}`,
     );
   } else log(`      FAILED: ${row.failure}`);
 }
@@ -667,12 +672,12 @@ const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const machine = `${cpu}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
 const fmt = (n: number, d = 1) => n.toFixed(d);
 const table = [
-  '| Scenario | DB | Signing | Rate | p50 ms | p99 ms | Server RSS MiB | Notes |',
-  '|---|---|---|---:|---:|---:|---:|---|',
+  '| Scenario | DB | Signing | Rate | p50 ms | p99 ms | Server CPU ms per unit | Server RSS MiB | Notes |',
+  '|---|---|---|---:|---:|---:|---:|---:|---|',
   ...rows.map((r) =>
     r.ok
-      ? `| ${r.scenario} ${r.title} | ${r.db} | ${r.signing} | ${fmt(r.rate, 0)} ${r.unit} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.rssMiB, 0)} | ${r.notes.join('; ')} |`
-      : `| ${r.scenario} ${r.title} | ${r.db} | ${r.signing} | **FAILED** | | | | ${(r.failure ?? '').split('\n')[0]} |`,
+      ? `| ${r.scenario} ${r.title} | ${r.db} | ${r.signing} | ${fmt(r.rate, 0)} ${r.unit} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.cpuMsPerUnit ?? 0, 2)} | ${fmt(r.rssMiB, 0)} | ${r.notes.join('; ')} |`
+      : `| ${r.scenario} ${r.title} | ${r.db} | ${r.signing} | **FAILED** | | | | | ${(r.failure ?? '').split('\n')[0]} |`,
   ),
 ].join('\n');
 
@@ -682,7 +687,7 @@ process.stdout.write(
     `POST /token/load) and ${opts.auditRows} audit rows (inserted directly with SQL, not through the API).\n` +
     `PIN hash bound: argon2id (${DEFAULT_ARGON2.memoryKiB} KiB, ${DEFAULT_ARGON2.passes} passes) ${fmt(bound.msPerHash)} ms per hash; ` +
     `${bound.cores} cores ÷ hash time = ${fmt(bound.perSecond, 0)} PIN-checked logins/s.\n` +
-    `Latency is per request, for scenario 4 per login (trigger + answer), measured by the driver. Total time ${fmt(totalSeconds, 0)} s.\n` +
+    `Latency is per request, for scenario 4 per login (trigger + answer), measured by the driver. Server CPU is the server process's user + system time (all threads) during the measured run divided by the units that succeeded. Total time ${fmt(totalSeconds, 0)} s.\n` +
     notes.map((n) => `Note: ${n}\n`).join(''),
 );
 

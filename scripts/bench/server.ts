@@ -24,6 +24,8 @@ export interface AuthsrvServer {
   adminPassword: string | undefined;
   /** Largest VmRSS (KiB) seen since the last call; sampling runs every 100 ms. */
   takeMaxRss(): number;
+  /** CPU time the server process has used so far (all threads, user + system), ms. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,18 @@ export function rssKiB(pid: number): number {
   try {
     const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** utime + stime of a process from /proc/<pid>/stat, in ms (clock ticks of 10 ms). */
+export function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces; the fields after its ')' are fixed.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return 0;
   }
@@ -106,6 +120,7 @@ level = "error"
     url,
     pid,
     adminPassword: CREATED.exec(stdout)?.[1],
+    cpuMs: () => cpuMsOf(pid),
     takeMaxRss() {
       const m = Math.max(maxRss, rssKiB(pid));
       maxRss = 0;

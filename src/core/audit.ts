@@ -2,8 +2,10 @@
 // privacyIDEA's filters, exportable as CSV, verifiable and rotatable.
 import { type ExpressionBuilder, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { parseDuration } from '../config/duration.ts';
+import type { Store } from '../store/database.ts';
 import type { AuditTable, Database } from '../store/schema.ts';
 import { scopeToCaller } from './audit-access.ts';
+import { AuditWriter } from './audit-writer.ts';
 import type { Context, Runtime } from './context.ts';
 import { ParameterError } from './errors.ts';
 
@@ -147,28 +149,25 @@ export async function writeAudit(rt: Runtime, e: AuditEntry): Promise<number> {
     const v = text[k];
     if (typeof v === 'string') text[k] = storable(v, LIMITS[k]);
   }
-  // The id is part of what is signed, so the row is inserted first and signed in the same
-  // transaction: nobody ever sees it unsigned.
-  return rt.store.db.transaction().execute(async (trx) => {
-    let id: number;
-    if (rt.store.dialect === 'mysql') {
-      const r = await trx
-        .insertInto('audit')
-        .values({ ...fields, signature: '' })
-        .executeTakeFirstOrThrow();
-      id = Number(r.insertId);
-    } else {
-      const r = await trx
-        .insertInto('audit')
-        .values({ ...fields, signature: '' })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      id = Number(r.id);
-    }
-    const signature = await rt.keys.signer.signAsync(signedText(id, fields));
-    await trx.updateTable('audit').set({ signature }).where('id', '=', id).execute();
-    return id;
-  });
+  // The id is part of what is signed: the writer reserves it, signs and inserts the row signed.
+  return auditWriter(rt).write(fields);
+}
+
+const writers = new WeakMap<Store, AuditWriter>();
+
+/** The batching writer of a runtime's store (one per store, flushed when the store closes). */
+function auditWriter(rt: Runtime): AuditWriter {
+  let writer = writers.get(rt.store);
+  if (!writer) {
+    const signer = rt.keys.signer;
+    writer = new AuditWriter(
+      rt.store,
+      (id, row) => signer.signAsync(signedText(id, row as SignedFields)),
+      rt.log,
+    );
+    writers.set(rt.store, writer);
+  }
+  return writer;
 }
 
 /**

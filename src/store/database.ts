@@ -27,7 +27,23 @@ export type Dialect = 'sqlite' | 'postgres' | 'mysql';
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** Runs the hooks given to beforeClose (in order), then closes the connections. */
   close(): Promise<void>;
+  /** Work that must reach the database before it closes (e.g. audit rows still being batched). */
+  beforeClose(hook: () => Promise<void>): void;
+}
+
+function storeOf(db: Kysely<Database>, dialect: Dialect): Store {
+  const hooks: Array<() => Promise<void>> = [];
+  return {
+    db,
+    dialect,
+    beforeClose: (hook) => void hooks.push(hook),
+    async close() {
+      for (const hook of hooks.splice(0)) await hook();
+      await db.destroy();
+    },
+  };
 }
 
 /**
@@ -142,7 +158,7 @@ export async function openDatabase(url: string, baseDir = process.cwd()): Promis
       dialect: new LockingSqliteDialect({ database: statementCache(sqlite) }),
     });
     if (file !== ':memory:') sqliteFiles.set(db, resolve(file));
-    return { db, dialect, close: () => db.destroy() };
+    return storeOf(db, dialect);
   }
   if (dialect === 'postgres') {
     const { default: pg } = await import('pg');
@@ -154,7 +170,7 @@ export async function openDatabase(url: string, baseDir = process.cwd()): Promis
     // and the next query opens a new one.
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect, close: () => db.destroy() };
+    return storeOf(db, dialect);
   }
   const { createPool: createMysqlPool } = await import('mysql2');
   const mysqlUrl = url.replace(/^mariadb:/, 'mysql:');
@@ -165,7 +181,7 @@ export async function openDatabase(url: string, baseDir = process.cwd()): Promis
     timezone: 'Z',
   });
   const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
-  return { db, dialect, close: () => db.destroy() };
+  return storeOf(db, dialect);
 }
 
 /** Runs pending migrations; returns the names applied. */
