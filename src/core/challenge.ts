@@ -5,6 +5,7 @@ import { randomInt } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { ChallengeTable } from '../store/schema.ts';
 import type { Runtime } from './context.ts';
+import { configValue } from './system-config.ts';
 
 export type ChallengeRow = Selectable<ChallengeTable>;
 
@@ -16,12 +17,8 @@ export function newTransactionId(): string {
 }
 
 async function configInt(rt: Runtime, key: string): Promise<number | undefined> {
-  const row = await rt.store.db
-    .selectFrom('config')
-    .select('value')
-    .where('name', '=', key)
-    .executeTakeFirst();
-  const n = row ? Number.parseInt(row.value, 10) : Number.NaN;
+  const value = await configValue(rt, key);
+  const n = value !== undefined ? Number.parseInt(value, 10) : Number.NaN;
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 

@@ -19,12 +19,19 @@ import {
 import { type FileValue, formatPolicyFile, parsePolicyFile } from '../policy/policy-file.ts';
 import type { Store } from '../store/database.ts';
 import type { Database, PolicyTable } from '../store/schema.ts';
+import {
+  bumpCounter,
+  countersGeneration,
+  forgetCounters,
+  POLICY_VERSION_ROW,
+  readCounters,
+} from './change-counters.ts';
 import type { Context, Runtime } from './context.ts';
 import { AuthsrvError, ParameterError, ResourceNotFoundError } from './errors.ts';
 import { checkLength, LIMITS } from './limits.ts';
 
 /** The change counter row in `meta`: incremented by every policy write. */
-export const POLICY_VERSION_ROW = 'policy_version';
+export { POLICY_VERSION_ROW };
 
 const NOT_FOUND = 'The requested Policy could not be found.';
 
@@ -284,26 +291,12 @@ async function validate(
 }
 
 async function bumpVersion(ctx: Context, trx: Transaction<Database>): Promise<void> {
-  let q = trx.selectFrom('meta').select('value').where('name', '=', POLICY_VERSION_ROW);
-  // The row lock serialises concurrent writers (SQLite serialises write transactions itself).
-  if (ctx.store.dialect !== 'sqlite') q = q.forUpdate();
-  const row = await q.executeTakeFirst();
-  if (row) {
-    const next = String((Number.parseInt(row.value, 10) || 0) + 1);
-    await trx.updateTable('meta').set({ value: next }).where('name', '=', POLICY_VERSION_ROW).execute();
-  } else {
-    await trx.insertInto('meta').values({ name: POLICY_VERSION_ROW, value: '1' }).execute();
-  }
+  await bumpCounter(trx, ctx.store, POLICY_VERSION_ROW);
 }
 
 /** The current policy change counter (0 before the first write). */
 export async function policyVersion(rt: Runtime): Promise<number> {
-  const row = await rt.store.db
-    .selectFrom('meta')
-    .select('value')
-    .where('name', '=', POLICY_VERSION_ROW)
-    .executeTakeFirst();
-  return row ? Number.parseInt(row.value, 10) || 0 : 0;
+  return (await readCounters(rt.store)).policy;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -313,21 +306,26 @@ const compiled = new WeakMap<Store, { version: number; set: PolicySet }>();
 const loading = new WeakMap<Store, Promise<PolicySet>>();
 
 /**
- * The compiled policies. Each call reads the change counter (one row) and recompiles only when it
- * moved, on this node or on any other sharing the database; concurrent calls share one read.
+ * The compiled policies. Each call reads the change counters (one statement, shared with the
+ * configuration cache, see change-counters.ts) and recompiles only when the policy counter moved,
+ * on this node or on any other sharing the database; concurrent calls share one read.
  */
 export function compiledPolicies(rt: Runtime): Promise<PolicySet> {
-  const running = loading.get(rt.store);
+  const store = rt.store;
+  const running = loading.get(store);
   if (running) return running;
-  const load = (async () => {
-    const version = await policyVersion(rt);
-    const hit = compiled.get(rt.store);
+  const generation = countersGeneration(store);
+  const load: Promise<PolicySet> = (async () => {
+    const version = (await readCounters(store)).policy;
+    const hit = compiled.get(store);
     if (hit?.version === version) return hit.set;
     const set = compilePolicies(Object.values(await getPolicies(rt)).map(viewToRecord));
-    compiled.set(rt.store, { version, set });
+    if (countersGeneration(store) === generation) compiled.set(store, { version, set });
     return set;
-  })().finally(() => loading.delete(rt.store));
-  loading.set(rt.store, load);
+  })().finally(() => {
+    if (loading.get(store) === load) loading.delete(store);
+  });
+  loading.set(store, load);
   return load;
 }
 
@@ -335,6 +333,7 @@ export function compiledPolicies(rt: Runtime): Promise<PolicySet> {
 function forgetCompiled(rt: Runtime): void {
   compiled.delete(rt.store);
   loading.delete(rt.store);
+  forgetCounters(rt.store);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,15 @@
 // System configuration entries (/system/setConfig and friends): typed key/value pairs in the
 // database. Password-typed values are sealed with the security module and never leave as clear text.
 import type { Kysely, Transaction } from 'kysely';
+import type { Store } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
+import {
+  bumpCounter,
+  CONFIG_VERSION_ROW,
+  countersGeneration,
+  forgetCounters,
+  recentCounters,
+} from './change-counters.ts';
 import type { Context, Runtime } from './context.ts';
 import { ParameterError, ResourceNotFoundError } from './errors.ts';
 import { TEXT_COLUMN_BYTES } from './limits.ts';
@@ -128,7 +136,7 @@ export async function setConfig(
   // Everything that can be checked without the database fails before a transaction starts.
   for (const e of entries) validateEntry(e);
   if (entries.some((e) => e.type === 'password')) ctx.hsm.encrypt('');
-  return ctx.store.db.transaction().execute(async (trx) => {
+  const out = await ctx.store.db.transaction().execute(async (trx) => {
     const out: Record<string, 'insert' | 'update'> = {};
     for (const e of entries) {
       const stored = await trx
@@ -146,8 +154,11 @@ export async function setConfig(
       }
       out[e.key] = await upsert(trx, valid, stored !== undefined);
     }
+    await bumpCounter(trx, ctx.store, CONFIG_VERSION_ROW);
     return out;
   });
+  forgetSnapshot(ctx.store);
+  return out;
 }
 
 async function upsert(db: Db, e: Required<ConfigEntry>, exists: boolean): Promise<'insert' | 'update'> {
@@ -182,12 +193,15 @@ export async function getConfigValue(ctx: Context, key: string): Promise<string 
 
 /** Deletes one entry and returns the value it had (censored when it was a password). */
 export async function deleteConfig(ctx: Context, key: string): Promise<string> {
-  return ctx.store.db.transaction().execute(async (trx) => {
+  const old = await ctx.store.db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('config').selectAll().where('name', '=', key).executeTakeFirst();
     if (!row) throw new ResourceNotFoundError(`The configuration key '${key}' does not exist.`);
     await trx.deleteFrom('config').where('name', '=', key).execute();
+    await bumpCounter(trx, ctx.store, CONFIG_VERSION_ROW);
     return row.type === 'password' ? CENSORED : row.value;
   });
+  forgetSnapshot(ctx.store);
+  return old;
 }
 
 export const DEFAULT_KEYS = [
@@ -220,24 +234,68 @@ export async function setDefaults(
   return setConfig(ctx, entries);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The configuration the services read: every row in memory, one snapshot per database, reloaded
+// only when the `config_version` counter moved (see change-counters.ts). Password-typed values
+// stay sealed in it.
+
+/** A stored entry as the snapshot holds it. */
+export interface ConfigRow {
+  value: string;
+  type: string;
+}
+
+export type ConfigSnapshot = ReadonlyMap<string, ConfigRow>;
+
+const snapshots = new WeakMap<Store, { version: number; rows: ConfigSnapshot }>();
+const loading = new WeakMap<Store, Promise<ConfigSnapshot>>();
+
+/**
+ * Every configuration row. Reads the change counters (or shares a read just made, as the policy
+ * read at the start of a request) and the `config` table only when its counter moved.
+ */
+export function configSnapshot(rt: Runtime): Promise<ConfigSnapshot> {
+  const store = rt.store;
+  const running = loading.get(store);
+  if (running) return running;
+  const generation = countersGeneration(store);
+  const load: Promise<ConfigSnapshot> = (async () => {
+    const version = (await recentCounters(store)).config;
+    const hit = snapshots.get(store);
+    if (hit?.version === version) return hit.rows;
+    const rows = await store.db.selectFrom('config').select(['name', 'value', 'type']).execute();
+    const map: ConfigSnapshot = new Map(rows.map((r) => [r.name, { value: r.value, type: r.type }]));
+    if (countersGeneration(store) === generation) snapshots.set(store, { version, rows: map });
+    return map;
+  })().finally(() => {
+    if (loading.get(store) === load) loading.delete(store);
+  });
+  loading.set(store, load);
+  return load;
+}
+
+/** After a local write: a read that began before the commit must not be handed to later callers. */
+function forgetSnapshot(store: Store): void {
+  snapshots.delete(store);
+  loading.delete(store);
+  forgetCounters(store);
+}
+
+/** The stored value of a key as the services read it (password-typed values sealed), or undefined. */
+export async function configValue(rt: Runtime, key: string): Promise<string | undefined> {
+  return (await configSnapshot(rt)).get(key)?.value;
+}
+
 /** A boolean system setting as the services read it (absent → `fallback`). */
 export async function configFlag(rt: Runtime, key: string, fallback: boolean): Promise<boolean> {
-  const row = await rt.store.db
-    .selectFrom('config')
-    .select('value')
-    .where('name', '=', key)
-    .executeTakeFirst();
-  if (!row) return fallback;
-  return ['1', 'true', 'True', 'TRUE'].includes(row.value);
+  const value = await configValue(rt, key);
+  if (value === undefined) return fallback;
+  return ['1', 'true', 'True', 'TRUE'].includes(value);
 }
 
 /** A numeric system setting as the services read it (absent or not a number → `fallback`). */
 export async function configNumber(rt: Runtime, key: string, fallback: number): Promise<number> {
-  const row = await rt.store.db
-    .selectFrom('config')
-    .select('value')
-    .where('name', '=', key)
-    .executeTakeFirst();
-  const n = row && row.value.trim() !== '' ? Number(row.value) : Number.NaN;
+  const value = await configValue(rt, key);
+  const n = value !== undefined && value.trim() !== '' ? Number(value) : Number.NaN;
   return Number.isFinite(n) ? n : fallback;
 }

@@ -18,6 +18,7 @@ import { ParameterError, PolicyError, TokenAdminError } from './errors.ts';
 import { checkLength, cutChars, LIMITS } from './limits.ts';
 import { checkPinPolicy, randomPinFor } from './pin-policy.ts';
 import { userStore } from './resolver.ts';
+import { configSnapshot } from './system-config.ts';
 import {
   checkSerial,
   checkTokenLimits,
@@ -447,8 +448,8 @@ export async function lostToken(ctx: Context, serial: string): Promise<LostResul
       `init token failed: Token ${newSerial} already exists with type ${previous.row.tokentype}. Can not initialize token with new type pw`,
     );
   if (previous) refuseLocked([previous]);
-  const settings = await ctx.store.db.selectFrom('config').select(['name', 'value']).execute();
-  const setting = (k: string, d: number) => positive(settings.find((r) => r.name === k)?.value, d);
+  const settings = await configSnapshot(ctx);
+  const setting = (k: string, d: number) => positive(settings.get(k)?.value, d);
   await inTransaction(ctx, async (trx) => {
     if (previous) await deleteTokenRows(trx, previous);
     await trx

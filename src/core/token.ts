@@ -22,6 +22,7 @@ import { checkLength, cutChars, LIMITS } from './limits.ts';
 import { checkPinPolicy, randomPinFor } from './pin-policy.ts';
 import { realmExists } from './realm.ts';
 import { userStore } from './resolver.ts';
+import { configSnapshot } from './system-config.ts';
 import { groupsOfToken } from './token-groups.ts';
 import {
   consumeOtp,
@@ -43,9 +44,13 @@ import { type ResolvedUser, requireUser, splitLogin } from './user.ts';
 
 /** The system configuration as token types read it. */
 export async function typeSettings(rt: Runtime): Promise<TypeSettings> {
-  const rows = await rt.store.db.selectFrom('config').select(['name', 'value', 'type']).execute();
-  const map = new Map(rows.filter((r) => r.type !== 'password').map((r) => [r.name, r.value]));
-  return { get: (k) => map.get(k) };
+  const rows = await configSnapshot(rt);
+  return {
+    get: (k) => {
+      const row = rows.get(k);
+      return row && row.type !== 'password' ? row.value : undefined;
+    },
+  };
 }
 
 function intSetting(settings: TypeSettings, key: string, fallback: number): number {

@@ -11,6 +11,7 @@ import { localOperator, type Runtime, withCaller } from '../../src/core/context.
 import { openRuntime } from '../../src/core/runtime.ts';
 import { type RunningServer, startServer } from '../../src/http/server.ts';
 import type { Json } from '../helpers/cli.ts';
+import { removeConfig } from '../helpers/config.ts';
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -26,7 +27,7 @@ describe.each(testDialects())('/system on %s', (dialect) => {
   });
   afterAll(async () => s?.close());
   beforeEach(async () => {
-    await s.rt.store.db.deleteFrom('config').execute();
+    await removeConfig(s.rt);
     token = await s.adminToken();
   });
 

@@ -6,6 +6,7 @@ import { pbkdf2Sync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
 import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
+import { removeConfig } from '../helpers/config.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -24,10 +25,7 @@ describe.each(testDialects())('token extras over HTTP on %s', (dialect) => {
 
   useTokenServer(dialect, { clock: () => now, reset: ['policies', 'tokens'] }, (t) => ({ s, op, admin } = t));
   afterEach(async () => {
-    await s.rt.store.db
-      .deleteFrom('config')
-      .where('name', 'in', ['AutoResync', 'AutoResyncTimeout', 'failcounter_clear_timeout'])
-      .execute();
+    await removeConfig(s.rt, ['AutoResync', 'AutoResyncTimeout', 'failcounter_clear_timeout']);
     now = new Date('2026-03-01T12:00:05Z');
     admin = await s.adminToken();
   });

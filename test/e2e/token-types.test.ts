@@ -4,6 +4,7 @@
 // with values computed here independently of src/tokens.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { removeConfig } from '../helpers/config.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -249,7 +250,7 @@ describe.each(testDialects())('token types on %s', (dialect) => {
       expect(await check({ serial: d.serial, pass: `yk${otp2}` })).toBe(true);
       expect(await check({ serial: d.serial, pass: `${otp3}yk` })).toBe(false);
     } finally {
-      await s.rt.store.db.deleteFrom('config').where('name', '=', 'PrependPin').execute();
+      await removeConfig(s.rt, ['PrependPin']);
     }
     expect((await get(d.serial)).info['yubikey.tokenid']).toBe('0102030405a6');
   });

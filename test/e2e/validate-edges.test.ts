@@ -4,6 +4,7 @@
 // otponly=1 on the serial and the user path.
 import { afterEach, describe, expect, it } from 'vitest';
 import { markAnswered } from '../../src/core/challenge.ts';
+import { removeConfig } from '../helpers/config.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -37,7 +38,7 @@ describe.each(testDialects())('/validate edges on %s', (dialect) => {
     (t) => ({ s, admin } = t),
   );
   afterEach(async () => {
-    await s.rt.store.db.deleteFrom('config').where('name', 'like', '%ChallengeValidityTime').execute();
+    await removeConfig(s.rt, /ChallengeValidityTime$/);
     now = START;
   });
 

@@ -9,6 +9,7 @@ import type { Context } from '../../src/core/context.ts';
 import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
 import { setConfig } from '../../src/core/system-config.ts';
 import { initToken } from '../../src/core/token.ts';
+import { removeConfig } from '../helpers/config.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { pwUser } from '../helpers/realms.ts';
@@ -46,10 +47,7 @@ describe.each(testDialects())('/validate on %s', (dialect) => {
     (t) => ({ s, op, admin } = t),
   );
   afterEach(async () => {
-    await s.rt.store.db
-      .deleteFrom('config')
-      .where('name', 'in', ['PrependPin', 'IncFailCountOnFalsePin'])
-      .execute();
+    await removeConfig(s.rt, ['PrependPin', 'IncFailCountOnFalsePin']);
     now = new Date('2026-03-01T12:00:00Z');
   });
 
@@ -348,7 +346,7 @@ describe.each(testDialects())('/validate on %s', (dialect) => {
       expect(r1.detail.message).toMatch(/^Challenge matches, but token is not fit/);
       expect((await tokenRow(serial))!.failcount).toBe(0);
     } finally {
-      await s.rt.store.db.deleteFrom('config').where('name', '=', 'DefaultResetFailCount').execute();
+      await removeConfig(s.rt, ['DefaultResetFailCount']);
     }
 
     // A token at maxfail: whether the answer was right stays unknown (no oracle for a locked token).
@@ -409,7 +407,7 @@ describe.each(testDialects())('/validate on %s', (dialect) => {
       expect(next.detail.message).toBe('Found matching challenge');
       expect(Number((await tokenRow(serial))!.count)).toBe(22);
     } finally {
-      await s.rt.store.db.deleteFrom('config').where('name', '=', 'AutoResync').execute();
+      await removeConfig(s.rt, ['AutoResync']);
     }
   });
 

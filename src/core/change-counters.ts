@@ -1,0 +1,123 @@
+// The change counters in `meta` that let every node keep the policies and the system configuration
+// in memory: each write of the `policy` or `config` table moves its counter in the same
+// transaction, and a node reloads what it caches only when the counter it reads has moved (on this
+// node or on any other sharing the database). Both counters are read with one statement, and
+// concurrent callers share the read in flight.
+import { sql, type Transaction } from 'kysely';
+import type { Store } from '../store/database.ts';
+import type { Database } from '../store/schema.ts';
+
+/** The counter of the `policy` table (its row is created by migration 0004). */
+export const POLICY_VERSION_ROW = 'policy_version';
+/** The counter of the `config` table (its row is created by the first write). */
+export const CONFIG_VERSION_ROW = 'config_version';
+
+export interface Counters {
+  policy: number;
+  config: number;
+}
+
+/**
+ * How long a finished read may stand in for a new one where `recentCounters` is asked (the
+ * configuration readers): every request that reads policies first reads the counters afresh, so
+ * its configuration reads share that read; a request that reads no policy sees a change made on
+ * another node at most this late. Changes made on this node are seen at once.
+ */
+export const REUSE_MS = 1000;
+
+interface State {
+  /** Moves with every local write: a read that began before it publishes nothing. */
+  generation: number;
+  running?: Promise<Counters> | undefined;
+  latest?: { at: number; counters: Counters } | undefined;
+}
+
+const states = new WeakMap<Store, State>();
+
+function stateOf(store: Store): State {
+  let st = states.get(store);
+  if (!st) {
+    st = { generation: 0 };
+    states.set(store, st);
+  }
+  return st;
+}
+
+function parse(value: string | undefined): number {
+  return value === undefined ? 0 : Number.parseInt(value, 10) || 0;
+}
+
+/**
+ * Both counters as stored now (an absent row counts as 0): one statement, shared with the
+ * callers that ask while it runs.
+ */
+export function readCounters(store: Store): Promise<Counters> {
+  const st = stateOf(store);
+  if (st.running) return st.running;
+  const generation = st.generation;
+  const at = performance.now();
+  const read: Promise<Counters> = (async () => {
+    const rows = await store.db
+      .selectFrom('meta')
+      .select(['name', 'value'])
+      .where('name', 'in', [POLICY_VERSION_ROW, CONFIG_VERSION_ROW])
+      .execute();
+    const value = (name: string) => rows.find((r) => r.name === name)?.value;
+    const counters = { policy: parse(value(POLICY_VERSION_ROW)), config: parse(value(CONFIG_VERSION_ROW)) };
+    if (st.generation === generation) st.latest = { at, counters };
+    return counters;
+  })().finally(() => {
+    if (st.running === read) st.running = undefined;
+  });
+  st.running = read;
+  return read;
+}
+
+/** The counters of a read begun less than REUSE_MS ago, else those of a new read. */
+export function recentCounters(store: Store): Promise<Counters> {
+  const latest = stateOf(store).latest;
+  if (latest && performance.now() - latest.at < REUSE_MS) return Promise.resolve(latest.counters);
+  return readCounters(store);
+}
+
+/** A number that moves with every `forgetCounters`: a cache fills itself only when it did not move. */
+export function countersGeneration(store: Store): number {
+  return stateOf(store).generation;
+}
+
+/**
+ * After a local write has committed: no read that began before it is handed to a later caller,
+ * and no cache is filled from one.
+ */
+export function forgetCounters(store: Store): void {
+  const st = stateOf(store);
+  st.generation++;
+  st.running = undefined;
+  st.latest = undefined;
+}
+
+/**
+ * Moves a counter inside the transaction of the write: one statement that inserts the row when it
+ * is absent (a fresh database, or one migrated before the counter existed) and increments it
+ * otherwise. Concurrent writers on several nodes serialise on the row; neither an increment nor
+ * the race of two first inserts is lost.
+ */
+export async function bumpCounter(trx: Transaction<Database>, store: Store, name: string): Promise<void> {
+  const value = sql.ref('meta.value');
+  if (store.dialect === 'mysql') {
+    await trx
+      .insertInto('meta')
+      .values({ name, value: '1' })
+      .onDuplicateKeyUpdate({ value: sql<string>`cast(cast(${value} as unsigned) + 1 as char)` })
+      .execute();
+    return;
+  }
+  const int = store.dialect === 'postgres' ? sql.raw('bigint') : sql.raw('integer');
+  await trx
+    .insertInto('meta')
+    .values({ name, value: '1' })
+    .onConflict((oc) =>
+      oc.column('name').doUpdateSet({ value: sql<string>`cast(cast(${value} as ${int}) + 1 as text)` }),
+    )
+    .execute();
+}
