@@ -10,7 +10,7 @@ import { TokenAdminError } from './errors.ts';
 import { type EyesOutcome, type PasswordCheck, passwordsOf, presentEyes } from './four-eyes.ts';
 import { configFlag, configNumber } from './system-config.ts';
 import {
-  bumpInfoCounterRacing,
+  bumpInfoCounters,
   consumeOtp,
   deleteTokenInfo,
   deleteTokenRows,
@@ -129,8 +129,7 @@ function tokenDetail(t: LoadedToken): Detail {
 
 async function countAuth(rt: Runtime, t: LoadedToken, success: boolean, noCounter: boolean): Promise<void> {
   if (noCounter) return;
-  await bumpInfoCounterRacing(rt, t, 'count_auth');
-  if (success) await bumpInfoCounterRacing(rt, t, 'count_auth_success');
+  await bumpInfoCounters(rt, t, success ? ['count_auth', 'count_auth_success'] : ['count_auth']);
 }
 
 /** The bookkeeping of a token that authenticated (the counter was already consumed). */

@@ -16,8 +16,32 @@ export function clientType(userAgent: string | undefined): string {
 const MAX = { ip: 64, clienttype: 255, user_agent: 1000 };
 
 /**
- * Records that a client used this node now (insert, or update of lastseen). Concurrent first
- * checks of one client race on the unique (ip, clienttype, node): the loser updates instead.
+ * How often one process writes the lastseen of one client (ip, client type, user agent): a busy
+ * client checks many times a second, and every write is a statement on the login path. A check
+ * within this interval of the last write by this process writes nothing, so the listing's lastseen
+ * lags the last check by at most this much (per node: the note is per process).
+ */
+export const CLIENT_WRITE_INTERVAL_MS = 5_000;
+/** Clients noted per store before notes older than the interval are dropped. */
+const MAX_NOTES = 10_000;
+
+/** When this process last wrote each client's row, by store (several runtimes may share a process). */
+const written = new WeakMap<Runtime['store'], Map<string, number>>();
+
+function notesOf(rt: Runtime): Map<string, number> {
+  let notes = written.get(rt.store);
+  if (!notes) {
+    notes = new Map();
+    written.set(rt.store, notes);
+  }
+  return notes;
+}
+
+/**
+ * Records that a client used this node now (insert, or update of lastseen), at most once per
+ * CLIENT_WRITE_INTERVAL_MS for the same address, client type and user agent (a new user agent is
+ * written at once). Concurrent first checks of one client race on the unique (ip, clienttype,
+ * node): the loser updates instead. A row deleted from the table reappears at the next write.
  */
 export async function recordClient(rt: Runtime, seen: ClientSeen): Promise<void> {
   const key = {
@@ -25,10 +49,16 @@ export async function recordClient(rt: Runtime, seen: ClientSeen): Promise<void>
     clienttype: clientType(seen.userAgent).slice(0, MAX.clienttype),
     node: rt.node,
   };
+  const now = rt.clock();
   const values = {
-    lastseen: rt.clock().toISOString(),
+    lastseen: now.toISOString(),
     user_agent: (seen.userAgent ?? '').slice(0, MAX.user_agent),
   };
+  const notes = notesOf(rt);
+  const note = JSON.stringify([key.ip, key.clienttype, values.user_agent]);
+  const last = notes.get(note);
+  // A clock that went back (tests, or a corrected system clock) writes too.
+  if (last !== undefined && now.getTime() >= last && now.getTime() - last < CLIENT_WRITE_INTERVAL_MS) return;
   const update = () =>
     rt.store.db
       .updateTable('clients')
@@ -37,15 +67,21 @@ export async function recordClient(rt: Runtime, seen: ClientSeen): Promise<void>
       .where('clienttype', '=', key.clienttype)
       .where('node', '=', key.node)
       .executeTakeFirst();
-  if (Number((await update()).numUpdatedRows) > 0) return;
-  try {
-    await rt.store.db
-      .insertInto('clients')
-      .values({ ...key, ...values, hostname: '' })
-      .execute();
-  } catch {
-    await update();
+  if (Number((await update()).numUpdatedRows) === 0) {
+    try {
+      await rt.store.db
+        .insertInto('clients')
+        .values({ ...key, ...values, hostname: '' })
+        .execute();
+    } catch {
+      await update();
+    }
   }
+  if (notes.size >= MAX_NOTES) {
+    for (const [k, at] of notes) if (!(now.getTime() - at < CLIENT_WRITE_INTERVAL_MS)) notes.delete(k);
+    if (notes.size >= MAX_NOTES) notes.clear();
+  }
+  notes.set(note, now.getTime());
 }
 
 export interface ClientEntry {

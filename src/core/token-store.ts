@@ -2,7 +2,7 @@
 // creating and updating rows; the sealed secret and the hashed PIN; the counters, including the
 // compare-and-set that lets an OTP value be accepted only once however many requests carry it.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Selectable, Transaction } from 'kysely';
+import { type Selectable, sql, type Transaction } from 'kysely';
 import { hashPassword, verifyPassword } from '../crypto/password-hash.ts';
 import type { Database, TokenTable } from '../store/schema.ts';
 import { findTokenType } from '../tokens/registry.ts';
@@ -60,11 +60,7 @@ export async function loadRows(
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const [infos, owners, realms] = await Promise.all([
-    db
-      .selectFrom('tokeninfo')
-      .select(['token_id', 'key', 'value', 'type'])
-      .where('token_id', 'in', ids)
-      .execute(),
+    infoRows(db, ids),
     db
       .selectFrom('tokenowner')
       .innerJoin('realm', 'realm.id', 'tokenowner.realm_id')
@@ -80,21 +76,90 @@ export async function loadRows(
       .execute(),
   ]);
   return rows.map((row) => {
-    const info: Record<string, string> = {};
-    for (const i of infos) {
-      if (i.token_id === row.id) info[i.key] = i.type === 'password' ? rt.hsm.decrypt(i.value) : i.value;
-    }
     const o = owners.find((x) => x.token_id === row.id);
-    const type = findTokenType(row.tokentype);
-    if (!type) throw new TokenAdminError(`Token ${row.serial} has the unknown type '${row.tokentype}'`);
-    return {
+    return loaded(
+      rt,
       row,
-      type,
-      info,
-      owner: o ? { resolver: o.resolver, userId: o.user_id, realm: o.name } : undefined,
-      realms: realms.filter((r) => r.token_id === row.id).map((r) => r.name),
-    };
+      infos,
+      o ? { resolver: o.resolver, userId: o.user_id, realm: o.name } : undefined,
+      realms.filter((r) => r.token_id === row.id).map((r) => r.name),
+    );
   });
+}
+
+function infoRows(db: Executor, ids: readonly number[]) {
+  return db
+    .selectFrom('tokeninfo')
+    .select(['token_id', 'key', 'value', 'type'])
+    .where('token_id', 'in', ids)
+    .execute();
+}
+
+function loaded(
+  rt: Runtime,
+  row: TokenRow,
+  infos: readonly { token_id: number; key: string; value: string; type: string }[],
+  owner: TokenOwner | undefined,
+  realms: string[],
+): LoadedToken {
+  const info: Record<string, string> = {};
+  for (const i of infos) {
+    if (i.token_id === row.id) info[i.key] = i.type === 'password' ? rt.hsm.decrypt(i.value) : i.value;
+  }
+  const type = findTokenType(row.tokentype);
+  if (!type) throw new TokenAdminError(`Token ${row.serial} has the unknown type '${row.tokentype}'`);
+  return { row, type, info, owner, realms };
+}
+
+/**
+ * The tokens of the login path (one serial, or one owner's tokens) in two queries instead of
+ * loadRows' four: the token rows come with their owner and realms joined (a row per realm, in
+ * realm-name order as loadRows has them; a token has at most one owner), then the tokeninfo.
+ */
+function withOwnerAndRealms(db: Executor) {
+  return db
+    .selectFrom('token')
+    .leftJoin('tokenowner', 'tokenowner.token_id', 'token.id')
+    .leftJoin('realm as owner_realm', 'owner_realm.id', 'tokenowner.realm_id')
+    .leftJoin('tokenrealm', 'tokenrealm.token_id', 'token.id')
+    .leftJoin('realm as token_realm', 'token_realm.id', 'tokenrealm.realm_id')
+    .selectAll('token')
+    .select([
+      'tokenowner.resolver as owner_resolver',
+      'tokenowner.user_id as owner_user_id',
+      'owner_realm.name as owner_realm_name',
+      'token_realm.name as realm_name',
+    ]);
+}
+
+async function loadJoined(
+  rt: Runtime,
+  db: Executor,
+  joined: readonly (TokenRow & {
+    owner_resolver: string | null;
+    owner_user_id: string | null;
+    owner_realm_name: string | null;
+    realm_name: string | null;
+  })[],
+): Promise<LoadedToken[]> {
+  if (joined.length === 0) return [];
+  const byId = new Map<number, { row: TokenRow; owner: TokenOwner | undefined; realms: string[] }>();
+  for (const j of joined) {
+    const { owner_resolver, owner_user_id, owner_realm_name, realm_name, ...row } = j;
+    let entry = byId.get(row.id);
+    if (!entry) {
+      // As loadRows: an owner whose realm is gone is no owner.
+      const owner =
+        owner_resolver !== null && owner_user_id !== null && owner_realm_name !== null
+          ? { resolver: owner_resolver, userId: owner_user_id, realm: owner_realm_name }
+          : undefined;
+      entry = { row, owner, realms: [] };
+      byId.set(row.id, entry);
+    }
+    if (realm_name !== null) entry.realms.push(realm_name);
+  }
+  const infos = await infoRows(db, [...byId.keys()]);
+  return [...byId.values()].map((e) => loaded(rt, e.row, infos, e.owner, e.realms));
 }
 
 export async function findToken(
@@ -102,8 +167,11 @@ export async function findToken(
   serial: string,
   db: Executor = rt.store.db,
 ): Promise<LoadedToken | undefined> {
-  const row = await db.selectFrom('token').selectAll().where('serial', '=', serial).executeTakeFirst();
-  return row ? (await loadRows(rt, [row], db))[0] : undefined;
+  const joined = await withOwnerAndRealms(db)
+    .where('token.serial', '=', serial)
+    .orderBy('token_realm.name')
+    .execute();
+  return (await loadJoined(rt, db, joined))[0];
 }
 
 /** The token of a serial; unknown → 601 `The requested token could not be found.` */
@@ -119,15 +187,13 @@ export async function requireToken(
 
 /** Every token of a user (owner resolver and user id). */
 export async function tokensOfOwner(rt: Runtime, resolver: string, userId: string): Promise<LoadedToken[]> {
-  const rows = await rt.store.db
-    .selectFrom('token')
-    .innerJoin('tokenowner', 'tokenowner.token_id', 'token.id')
-    .selectAll('token')
+  const joined = await withOwnerAndRealms(rt.store.db)
     .where('tokenowner.resolver', '=', resolver)
     .where('tokenowner.user_id', '=', userId)
     .orderBy('token.serial')
+    .orderBy('token_realm.name')
     .execute();
-  return loadRows(rt, rows);
+  return loadJoined(rt, rt.store.db, joined);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -283,19 +349,26 @@ export async function consumeOtp(
 
 /** Increments the fail counter while it is below maxfail; reaching it records failcounter_exceeded. */
 export async function incFailcount(rt: Runtime, t: LoadedToken, now: Date): Promise<void> {
-  const r = await rt.store.db
+  const q = rt.store.db
     .updateTable('token')
     .set((eb) => ({ failcount: eb('failcount', '+', 1) }))
     .where('id', '=', t.row.id)
-    .whereRef('failcount', '<', 'maxfail')
-    .executeTakeFirst();
-  if (Number(r.numUpdatedRows) !== 1) return;
-  // Read back: concurrent failures may each have seen a lower count before their update.
-  const after = await rt.store.db
-    .selectFrom('token')
-    .select(['failcount', 'maxfail'])
-    .where('id', '=', t.row.id)
-    .executeTakeFirst();
+    .whereRef('failcount', '<', 'maxfail');
+  let after: { failcount: number; maxfail: number } | undefined;
+  if (rt.store.dialect === 'mysql') {
+    if (Number((await q.executeTakeFirst()).numUpdatedRows) !== 1) return;
+    // Read back (MariaDB has no UPDATE … RETURNING): concurrent failures may each have seen a
+    // lower count before their update.
+    after = await rt.store.db
+      .selectFrom('token')
+      .select(['failcount', 'maxfail'])
+      .where('id', '=', t.row.id)
+      .executeTakeFirst();
+  } else {
+    // The count our own increment made: of concurrent failures, the one that reached maxfail.
+    after = await q.returning(['failcount', 'maxfail']).executeTakeFirst();
+    if (!after) return;
+  }
   if (after && after.failcount >= after.maxfail) {
     await setTokenInfoRacing(rt, t.row.id, { failcounter_exceeded: formatMinute(now) });
   }
@@ -322,13 +395,6 @@ export function validityDate(name: string, v: string): string {
   return `${m[1]}T${m[2]}${zone}`;
 }
 
-/** Adds one to a counting tokeninfo entry (count_auth, count_auth_success). */
-export async function bumpInfoCounter(rt: Runtime, t: LoadedToken, key: string): Promise<void> {
-  const next = String((Number.parseInt(t.info[key] ?? '0', 10) || 0) + 1);
-  await setTokenInfo(rt, rt.store.db, t.row.id, { [key]: next });
-  t.info[key] = next;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Tokeninfo writes of concurrent authentications.
 
@@ -349,51 +415,61 @@ export async function setTokenInfoRacing(
   }
 }
 
-/** How often bumpInfoCounterRacing tries before giving up: each lost round means another request won. */
-const BUMP_ATTEMPTS = 100;
+/** A counting tokeninfo value as a number, as the checks read it (parseInt; unreadable → 0). */
+function counterValue(text: string | undefined): number {
+  return Number.parseInt(text ?? '0', 10) || 0;
+}
 
 /**
- * bumpInfoCounter for concurrent requests: a compare-and-set on the stored value, so that no
- * increment is lost. Reads the row; writes value + 1 only where the value is still the one read;
- * when another request moved it in between (no row updated), reads again. A missing row is
- * inserted; when a concurrent request inserted it first, the unique (token_id, key) refuses ours
- * and the next round updates the row that now exists. Dialect-neutral (no arithmetic in SQL on the
- * text column) and bounded: after BUMP_ATTEMPTS lost rounds it throws.
+ * The stored value + 1, computed by the database on the text column. The value is read as
+ * counterValue reads it (leading integer, else 0), so that an odd stored value fails no check:
+ * SQLite's CAST takes the leading integer by itself; PostgreSQL's ::bigint and MariaDB's strict
+ * mode would refuse anything but digits, so the leading integer is cut out first. (`{0,1}`, not
+ * `?`: mysql2 would take a `?` in the SQL text for a parameter.)
  */
-export async function bumpInfoCounterRacing(rt: Runtime, t: LoadedToken, key: string): Promise<void> {
+function incremented(dialect: Runtime['store']['dialect']) {
+  const value = sql.ref('tokeninfo.value');
+  if (dialect === 'postgres')
+    return sql<string>`(coalesce(substring(${value} from '^\\s*([+-]{0,1}[0-9]+)')::bigint, 0) + 1)::text`;
+  if (dialect === 'mysql')
+    return sql<string>`cast(case when ${value} regexp '^[[:space:]]*[+-]{0,1}[0-9]' then cast(regexp_substr(${value}, '[+-]{0,1}[0-9]+') as signed) else 0 end + 1 as char)`;
+  return sql<string>`cast(cast(${value} as integer) + 1 as text)`;
+}
+
+/**
+ * Adds one to counting tokeninfo entries (count_auth, count_auth_success) so that no increment of
+ * concurrent requests is lost, on one node or several: the database adds, in one UPDATE for all
+ * the entries the token had when it was loaded (the usual case: one statement per check). An
+ * entry it did not have is inserted as 1; when a concurrent request inserted it first, the unique
+ * (token_id, key) refuses ours and an UPDATE adds to the row that now exists. An entry deleted
+ * between the load and the UPDATE (an administrator removing it) is left deleted: the increment
+ * counts as made before the deletion. `t.info` gets the values written; MariaDB, which has no
+ * UPDATE … RETURNING, gets the loaded value + 1 (what it is unless another request counted too).
+ */
+export async function bumpInfoCounters(rt: Runtime, t: LoadedToken, keys: readonly string[]): Promise<void> {
   const db = rt.store.db;
-  const read = () =>
-    db
-      .selectFrom('tokeninfo')
-      .select('value')
+  const dialect = rt.store.dialect;
+  const present = keys.filter((k) => t.info[k] !== undefined);
+  const add = async (which: readonly string[]): Promise<number> => {
+    const q = db
+      .updateTable('tokeninfo')
+      .set({ value: incremented(dialect) })
       .where('token_id', '=', t.row.id)
-      .where('key', '=', key)
-      .executeTakeFirst();
-  for (let attempt = 0; attempt < BUMP_ATTEMPTS; attempt++) {
-    const row = await read();
-    const next = String((row ? Number.parseInt(row.value, 10) || 0 : 0) + 1);
-    if (row) {
-      const done = await db
-        .updateTable('tokeninfo')
-        .set({ value: next })
-        .where('token_id', '=', t.row.id)
-        .where('key', '=', key)
-        .where('value', '=', row.value)
-        .executeTakeFirst();
-      if (Number(done.numUpdatedRows) === 1) {
-        t.info[key] = next;
-        return;
-      }
-      continue;
-    }
+      .where('key', 'in', which);
+    if (dialect === 'mysql') return Number((await q.executeTakeFirst()).numUpdatedRows);
+    const rows = await q.returning(['key', 'value']).execute();
+    for (const r of rows) t.info[r.key] = r.value;
+    return rows.length;
+  };
+  for (const k of keys) t.info[k] = String(counterValue(t.info[k]) + 1);
+  if (present.length > 0) await add(present);
+  for (const key of keys.filter((k) => !present.includes(k))) {
     try {
-      await db.insertInto('tokeninfo').values({ token_id: t.row.id, key, value: next, type: '' }).execute();
-      t.info[key] = next;
-      return;
+      await db.insertInto('tokeninfo').values({ token_id: t.row.id, key, value: '1', type: '' }).execute();
+      t.info[key] = '1';
     } catch (e) {
-      // Lost the insert to a concurrent request: retry on its row. Any other failure is real.
-      if (!(await read())) throw e;
+      // Lost the insert to a concurrent request: add to its row. Without a row the failure is real.
+      if ((await add([key])) === 0) throw e;
     }
   }
-  throw new Error(`tokeninfo ${key} of token ${t.row.serial}: too many concurrent updates`);
 }

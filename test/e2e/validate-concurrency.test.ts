@@ -1,6 +1,7 @@
 // An OTP value is accepted at most once, also when twenty requests carry it at the same moment
 // (issue 5, "Safety"; DESIGN "Concurrency"): the compare-and-set on the counter, on every dialect.
-// Concurrent requests also lose no count_auth increment (the compare-and-set on the tokeninfo value).
+// Concurrent requests also lose no count_auth or count_auth_success increment (the addition in the
+// UPDATE of the tokeninfo value).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
 import { initToken } from '../../src/core/token.ts';
@@ -8,7 +9,7 @@ import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { useTokenServer } from '../helpers/token-fixture.ts';
+import { tokenRow, useTokenServer } from '../helpers/token-fixture.ts';
 import { ok } from '../helpers/user-stores.ts';
 
 const KEY = '3132333435363738393031323334353637383930';
@@ -83,6 +84,68 @@ describe.each(testDialects())('concurrent /validate/check on %s', (dialect) => {
       .execute();
     const replay = await s.call('POST', '/validate/check', { serial: 'CONCTOTP1', pass: hotp(KEY, step) });
     expect(replay.json.result.value, replay.text).toBe(false);
+  });
+
+  it('counts every one of twenty simultaneous successes in count_auth and count_auth_success', async () => {
+    const admin = await s.adminToken();
+    // A spass token: every request authenticates, so every one counts on both keys; the PIN's hash
+    // check lets the requests interleave between loading the token and counting.
+    await initToken(op, { type: 'spass', pin: 'sp', serial: 'CONCSPASS1' });
+    const tokenInfo = async () => {
+      const r = ok(await s.call('GET', '/token/?serial=CONCSPASS1', undefined, admin));
+      return r.tokens[0].info as Record<string, string>;
+    };
+    // Round 1 races on the first inserts of both keys, round 2 on the increments in the database.
+    for (const round of [1, 2]) {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          s.call('POST', '/validate/check', { serial: 'CONCSPASS1', pass: 'sp' }),
+        ),
+      );
+      for (const a of answers) expect(a.json.result.authentication, a.text).toBe('ACCEPT');
+      expect(await tokenInfo()).toMatchObject({
+        count_auth: String(20 * round),
+        count_auth_success: String(20 * round),
+      });
+    }
+    // A value that is no plain number counts on from its leading integer (as the checks read it).
+    for (const [stored, next] of [
+      [' 41x', '42'],
+      ['junk', '1'],
+      ['', '1'],
+      ['-3', '-2'],
+    ] as const) {
+      await s.rt.store.db
+        .updateTable('tokeninfo')
+        .set({ value: stored })
+        .where('key', '=', 'count_auth')
+        .where('token_id', '=', (await tokenRow(s, 'CONCSPASS1')).id)
+        .execute();
+      const a = await s.call('POST', '/validate/check', { serial: 'CONCSPASS1', pass: 'sp' });
+      expect(a.json.result.authentication, a.text).toBe('ACCEPT');
+      expect((await tokenInfo()).count_auth).toBe(next);
+    }
+  });
+
+  it('stops the fail counter of twenty simultaneous failures at maxfail and records when', async () => {
+    await initToken(op, { type: 'hotp', otpkey: KEY, pin: 'fpin', serial: 'CONCFAIL1' });
+    await s.rt.store.db.updateTable('token').set({ maxfail: 5 }).where('serial', '=', 'CONCFAIL1').execute();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        s.call('POST', '/validate/check', { serial: 'CONCFAIL1', pass: 'fpin000000' }),
+      ),
+    );
+    for (const a of answers) expect(a.json.result.value, a.text).toBe(false);
+    const row = await tokenRow(s, 'CONCFAIL1');
+    expect(row.failcount).toBe(5);
+    const exceeded = await s.rt.store.db
+      .selectFrom('tokeninfo')
+      .select('value')
+      .where('token_id', '=', row.id)
+      .where('key', '=', 'failcounter_exceeded')
+      .execute();
+    expect(exceeded).toHaveLength(1);
+    expect(exceeded[0]!.value).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d\+0000$/);
   });
 
   it('counts every one of twenty simultaneous requests in count_auth', async () => {
