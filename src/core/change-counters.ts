@@ -121,3 +121,48 @@ export async function bumpCounter(trx: Transaction<Database>, store: Store, name
     )
     .execute();
 }
+
+/**
+ * A value kept per database and rebuilt only when its counter moved: the compiled policies, the
+ * configuration snapshot. Concurrent callers share one load; a load that began before a local
+ * write (forget) is neither handed to later callers nor kept.
+ */
+export class CountedCache<T> {
+  readonly #version: (counters: Counters) => number;
+  readonly #counters: (store: Store) => Promise<Counters>;
+  readonly #kept = new WeakMap<Store, { version: number; value: T }>();
+  readonly #loading = new WeakMap<Store, Promise<T>>();
+
+  /**
+   * @param version which counter the value depends on
+   * @param counters readCounters (a fresh read) or recentCounters (a read shared for REUSE_MS)
+   */
+  constructor(version: (counters: Counters) => number, counters: (store: Store) => Promise<Counters>) {
+    this.#version = version;
+    this.#counters = counters;
+  }
+
+  get(store: Store, build: () => Promise<T>): Promise<T> {
+    const running = this.#loading.get(store);
+    if (running) return running;
+    const generation = countersGeneration(store);
+    const load: Promise<T> = (async () => {
+      const version = this.#version(await this.#counters(store));
+      const hit = this.#kept.get(store);
+      if (hit?.version === version) return hit.value;
+      const value = await build();
+      if (countersGeneration(store) === generation) this.#kept.set(store, { version, value });
+      return value;
+    })().finally(() => {
+      if (this.#loading.get(store) === load) this.#loading.delete(store);
+    });
+    this.#loading.set(store, load);
+    return load;
+  }
+
+  /** After a local write: the next get() builds afresh. */
+  forget(store: Store): void {
+    this.#kept.delete(store);
+    this.#loading.delete(store);
+  }
+}

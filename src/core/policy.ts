@@ -17,11 +17,10 @@ import {
   parseTimeRanges,
 } from '../policy/matcher.ts';
 import { type FileValue, formatPolicyFile, parsePolicyFile } from '../policy/policy-file.ts';
-import type { Store } from '../store/database.ts';
 import type { Database, PolicyTable } from '../store/schema.ts';
 import {
   bumpCounter,
-  countersGeneration,
+  CountedCache,
   forgetCounters,
   POLICY_VERSION_ROW,
   readCounters,
@@ -302,8 +301,7 @@ export async function policyVersion(rt: Runtime): Promise<number> {
 // ---------------------------------------------------------------------------------------------
 // The compiled policies every decision reads, one set per database.
 
-const compiled = new WeakMap<Store, { version: number; set: PolicySet }>();
-const loading = new WeakMap<Store, Promise<PolicySet>>();
+const compiled = new CountedCache<PolicySet>((c) => c.policy, readCounters);
 
 /**
  * The compiled policies. Each call reads the change counters (one statement, shared with the
@@ -311,28 +309,14 @@ const loading = new WeakMap<Store, Promise<PolicySet>>();
  * on this node or on any other sharing the database; concurrent calls share one read.
  */
 export function compiledPolicies(rt: Runtime): Promise<PolicySet> {
-  const store = rt.store;
-  const running = loading.get(store);
-  if (running) return running;
-  const generation = countersGeneration(store);
-  const load: Promise<PolicySet> = (async () => {
-    const version = (await readCounters(store)).policy;
-    const hit = compiled.get(store);
-    if (hit?.version === version) return hit.set;
-    const set = compilePolicies(Object.values(await getPolicies(rt)).map(viewToRecord));
-    if (countersGeneration(store) === generation) compiled.set(store, { version, set });
-    return set;
-  })().finally(() => {
-    if (loading.get(store) === load) loading.delete(store);
-  });
-  loading.set(store, load);
-  return load;
+  return compiled.get(rt.store, async () =>
+    compilePolicies(Object.values(await getPolicies(rt)).map(viewToRecord)),
+  );
 }
 
 /** After a local write: a read that began before the commit must not be handed to later callers. */
 function forgetCompiled(rt: Runtime): void {
-  compiled.delete(rt.store);
-  loading.delete(rt.store);
+  compiled.forget(rt.store);
   forgetCounters(rt.store);
 }
 

@@ -6,7 +6,7 @@ import type { Database } from '../store/schema.ts';
 import {
   bumpCounter,
   CONFIG_VERSION_ROW,
-  countersGeneration,
+  CountedCache,
   forgetCounters,
   recentCounters,
 } from './change-counters.ts';
@@ -247,37 +247,22 @@ export interface ConfigRow {
 
 export type ConfigSnapshot = ReadonlyMap<string, ConfigRow>;
 
-const snapshots = new WeakMap<Store, { version: number; rows: ConfigSnapshot }>();
-const loading = new WeakMap<Store, Promise<ConfigSnapshot>>();
+const snapshots = new CountedCache<ConfigSnapshot>((c) => c.config, recentCounters);
 
 /**
  * Every configuration row. Reads the change counters (or shares a read just made, as the policy
  * read at the start of a request) and the `config` table only when its counter moved.
  */
 export function configSnapshot(rt: Runtime): Promise<ConfigSnapshot> {
-  const store = rt.store;
-  const running = loading.get(store);
-  if (running) return running;
-  const generation = countersGeneration(store);
-  const load: Promise<ConfigSnapshot> = (async () => {
-    const version = (await recentCounters(store)).config;
-    const hit = snapshots.get(store);
-    if (hit?.version === version) return hit.rows;
-    const rows = await store.db.selectFrom('config').select(['name', 'value', 'type']).execute();
-    const map: ConfigSnapshot = new Map(rows.map((r) => [r.name, { value: r.value, type: r.type }]));
-    if (countersGeneration(store) === generation) snapshots.set(store, { version, rows: map });
-    return map;
-  })().finally(() => {
-    if (loading.get(store) === load) loading.delete(store);
+  return snapshots.get(rt.store, async () => {
+    const rows = await rt.store.db.selectFrom('config').select(['name', 'value', 'type']).execute();
+    return new Map(rows.map((r) => [r.name, { value: r.value, type: r.type }]));
   });
-  loading.set(store, load);
-  return load;
 }
 
 /** After a local write: a read that began before the commit must not be handed to later callers. */
 function forgetSnapshot(store: Store): void {
-  snapshots.delete(store);
-  loading.delete(store);
+  snapshots.forget(store);
   forgetCounters(store);
 }
 

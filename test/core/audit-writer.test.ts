@@ -8,6 +8,7 @@ import { AuditWriter, type UnsignedAuditRow } from '../../src/core/audit-writer.
 import { localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import { reserveAuditIds } from '../../src/store/audit-ids.ts';
+import { blankAuditRow } from '../helpers/audit-rows.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
@@ -46,7 +47,7 @@ describe.each(testDialects())('audit writer on %s', (dialect) => {
   it('gathers the rows handed over in one turn into one batch', async () => {
     const writer = new AuditWriter(t.rt.store, async () => 'rsa_sha256_pss:00', pino({ level: 'silent' }));
     const ids = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => writer.write({ ...baseRow(), action: `${i}` })),
+      Array.from({ length: 50 }, (_, i) => writer.write({ ...blankAuditRow(), action: `${i}` })),
     );
     expect(writer.batchesWritten).toBe(1);
     expect(ids).toEqual(Array.from({ length: 50 }, (_, i) => ids[0]! + i));
@@ -54,7 +55,7 @@ describe.each(testDialects())('audit writer on %s', (dialect) => {
 
   it('writes the other rows of a batch when the database refuses one of them', async () => {
     const writer = new AuditWriter(t.rt.store, async () => 'rsa_sha256_pss:00', pino({ level: 'silent' }));
-    const good = (action: string) => ({ ...(baseRow() as UnsignedAuditRow), action });
+    const good = (action: string) => ({ ...(blankAuditRow() as UnsignedAuditRow), action });
     const bad = { ...good('bad'), action: null } as unknown as UnsignedAuditRow;
     const results = await Promise.allSettled([
       writer.write(good('one')),
@@ -74,7 +75,7 @@ describe.each(testDialects())('audit writer on %s', (dialect) => {
     const reserved = await reserveAuditIds(t.rt.store, 3);
     await t.rt.store.db
       .insertInto('audit')
-      .values({ ...baseRow(), action: 'by hand', signature: '' })
+      .values({ ...blankAuditRow(), action: 'by hand', signature: '' })
       .execute();
     const byHand = await t.rt.store.db
       .selectFrom('audit')
@@ -97,14 +98,14 @@ describe.each(testDialects())('audit writer on %s', (dialect) => {
           collided = true;
           await t.rt.store.db
             .insertInto('audit')
-            .values({ ...baseRow(), id, action: 'intruder', signature: '' })
+            .values({ ...blankAuditRow(), id, action: 'intruder', signature: '' })
             .execute();
         }
         return 'rsa_sha256_pss:00';
       },
       pino({ level: 'silent' }),
     );
-    const ids = await Promise.all(['a', 'b'].map((action) => writer.write({ ...baseRow(), action })));
+    const ids = await Promise.all(['a', 'b'].map((action) => writer.write({ ...blankAuditRow(), action })));
     const stored = await t.rt.store.db.selectFrom('audit').select(['id', 'action']).orderBy('id').execute();
     expect(stored.map((r) => r.action)).toEqual(['intruder', 'a', 'b']);
     expect(stored.slice(1).map((r) => r.id)).toEqual(ids);
@@ -137,32 +138,3 @@ describe.each(testDialects())('audit writer on %s', (dialect) => {
     expect((await rows()).map((r) => r.action)).toEqual(Array.from({ length: 10 }, (_, i) => `late ${i}`));
   });
 });
-
-function baseRow() {
-  return {
-    date: '2026-03-01T12:00:00.000Z',
-    startdate: '2026-03-01T12:00:00.000Z',
-    duration: 0,
-    action: '',
-    success: 1,
-    authentication: '',
-    serial: '',
-    token_type: '',
-    container_serial: '',
-    container_type: '',
-    user: '',
-    realm: '',
-    resolver: '',
-    administrator: '',
-    action_detail: '',
-    info: '',
-    node: 'test-node',
-    policies: '',
-    client: '',
-    user_agent: '',
-    user_agent_version: '',
-    log_level: '',
-    clearance_level: '',
-    thread_id: '',
-  };
-}

@@ -34,6 +34,7 @@ const ALL_MIGRATIONS = [
   '0008_listing_speed',
 ];
 
+import { blankAuditRow } from '../helpers/audit-rows.ts';
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -60,32 +61,11 @@ const TABLES = [
 const silent = pino({ level: 'silent' });
 
 function auditRow(info: string) {
-  const now = new Date().toISOString();
   return {
-    date: now,
-    startdate: now,
+    ...blankAuditRow(new Date().toISOString()),
     duration: 0.01,
     action: 'POST /test',
-    success: 1,
-    authentication: '',
-    serial: '',
-    token_type: '',
-    container_serial: '',
-    container_type: '',
-    user: '',
-    realm: '',
-    resolver: '',
-    administrator: '',
-    action_detail: '',
     info,
-    node: 'test-node',
-    policies: '',
-    client: '',
-    user_agent: '',
-    user_agent_version: '',
-    log_level: '',
-    clearance_level: '',
-    thread_id: '',
     signature: '',
   };
 }
