@@ -42,6 +42,7 @@ const HELP = `npm run bench -- [options]
   --hotp-tokens N     tokens of the HOTP round robin of scenario 2 (default 5000)
   --tokens N          tokens in the store for scenarios 5 and 2L (default 100000)
   --audit-rows N      audit rows in the store for scenarios 6 and 2L (default 1000000)
+  --workers N         the server's [http] workers (default 1: one process; 0: one per core)
   --pg-url URL        PostgreSQL server to create the benchmark database on
                       (default postgres://postgres@127.0.0.1:5432/postgres; env BENCH_PG_URL)
 
@@ -64,12 +65,19 @@ const { values: args } = parseArgs({
     tokens: { type: 'string' },
     'audit-rows': { type: 'string' },
     'pg-url': { type: 'string' },
+    workers: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(HELP);
   process.exit(0);
+}
+
+function workersOption(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--workers: not a whole number ≥ 0: ${text}`);
+  return n;
 }
 
 function num(flag: string | undefined, env: string | undefined, quick: number, full: number): number {
@@ -85,6 +93,8 @@ const opts = {
   durationSeconds: num(args.duration, process.env.BENCH_DURATION, 2, 3),
   warmupSeconds: num(args.warmup, process.env.BENCH_WARMUP, 1, 1),
   connections: Math.trunc(num(args.connections, process.env.BENCH_CONNECTIONS, 32, 32)),
+  // 0 (one worker per core) is a valid value, so not through num().
+  workers: args.workers === undefined ? 1 : workersOption(args.workers),
   hotpTokens: Math.trunc(num(args['hotp-tokens'], undefined, 1000, 5000)),
   bulkTokens: Math.trunc(num(args.tokens, undefined, 10_000, 100_000)),
   auditRows: Math.trunc(num(args['audit-rows'], undefined, 100_000, 1_000_000)),
@@ -553,7 +563,7 @@ async function benchDialect(
     const large = scenarios.filter((s) => s.store === 'large');
     const signings = opts.signing;
 
-    server = await startServer({ dir, databaseUrl, signResponses: signings[0]! });
+    server = await startServer({ dir, databaseUrl, signResponses: signings[0]!, workers: opts.workers });
     const adminPassword = server.adminPassword;
     if (!adminPassword) throw new Error('the first start printed no administrator password');
     const api = new Api(server.url);
@@ -581,7 +591,7 @@ async function benchDialect(
     const restart = async (signed: boolean) => {
       await server!.stop();
       server = undefined;
-      server = await startServer({ dir, databaseUrl, signResponses: signed });
+      server = await startServer({ dir, databaseUrl, signResponses: signed, workers: opts.workers });
       const a = new Api(server.url);
       env.jwt = await a.login('admin', adminPassword);
       return a;
@@ -700,7 +710,7 @@ const table = [
 ].join('\n');
 
 process.stdout.write(
-  `\n${table}\n\nMachine: ${machine}. ${opts.connections} connections, ${opts.warmupSeconds} s warm-up + ${opts.durationSeconds} s measured per run; ` +
+  `\n${table}\n\nMachine: ${machine}. Server: ${opts.workers === 1 ? 'one process' : `[http] workers = ${opts.workers}`}. ${opts.connections} connections, ${opts.warmupSeconds} s warm-up + ${opts.durationSeconds} s measured per run; ` +
     `${opts.hotpTokens} HOTP tokens in the round robin of scenario 2; for 5, 6 and 2L ${opts.bulkTokens} bulk tokens (imported through ` +
     `POST /token/load) and ${opts.auditRows} audit rows (inserted directly with SQL, not through the API).\n` +
     `PIN hash bound: argon2id (${DEFAULT_ARGON2.memoryKiB} KiB, ${DEFAULT_ARGON2.passes} passes) ${fmt(bound.msPerHash)} ms per hash; ` +

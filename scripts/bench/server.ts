@@ -1,7 +1,7 @@
 // One `node bin/authsrv serve --config <file>` from the checkout, on 127.0.0.1 and a port the kernel
 // picks (http.port = 0; the URL is read from the start-up line), stopped with SIGTERM.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -15,6 +15,8 @@ export interface ServerOptions {
   /** '' for the embedded SQLite database in the data directory. */
   databaseUrl: string;
   signResponses: boolean;
+  /** [http] workers: 1 = one process (the default), 0 = one worker per core. */
+  workers: number;
 }
 
 export interface AuthsrvServer {
@@ -31,6 +33,31 @@ export interface AuthsrvServer {
 
 /** Escapes a string for a TOML basic string. */
 const toml = (s: string) => JSON.stringify(s);
+
+/** The process and its children (the workers of [http] workers), by /proc's parent ids. */
+function processTree(pid: number): number[] {
+  const out = [pid];
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid === pid) out.push(Number(entry));
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+  } catch {
+    // no /proc: the primary alone
+  }
+  return out;
+}
+
+/** VmRSS of the server, its workers included (KiB). */
+export function treeRssKiB(pid: number): number {
+  return processTree(pid).reduce((sum, p) => sum + rssKiB(p), 0);
+}
 
 export function rssKiB(pid: number): number {
   try {
@@ -66,6 +93,7 @@ host = "127.0.0.1"
 port = 0
 # the OATH CSV files of the fixtures are uploaded in chunks of this size at most
 max_body_bytes = 8388608
+workers = ${o.workers}
 
 [security]
 sign_responses = ${o.signResponses}
@@ -111,18 +139,18 @@ level = "error"
     await new Promise((r) => setTimeout(r, 20));
   }
   const pid = child.pid!;
-  let maxRss = rssKiB(pid);
+  let maxRss = treeRssKiB(pid);
   const sampler = setInterval(() => {
-    maxRss = Math.max(maxRss, rssKiB(pid));
+    maxRss = Math.max(maxRss, treeRssKiB(pid));
   }, 100);
   sampler.unref();
   return {
     url,
     pid,
     adminPassword: CREATED.exec(stdout)?.[1],
-    cpuMs: () => cpuMsOf(pid),
+    cpuMs: () => processTree(pid).reduce((sum, p) => sum + cpuMsOf(p), 0),
     takeMaxRss() {
-      const m = Math.max(maxRss, rssKiB(pid));
+      const m = Math.max(maxRss, treeRssKiB(pid));
       maxRss = 0;
       return m;
     },
