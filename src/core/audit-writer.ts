@@ -1,8 +1,9 @@
 // Audit rows written in batches (group commit): while one batch is being written, the rows of the
 // requests that finish meanwhile gather, and the next batch takes them all. A batch reserves its
-// ids, signs every row (on the thread pool, outside any transaction: a signature costs about half a
-// millisecond, and on SQLite a transaction holds the one connection) and inserts them signed in one
-// transaction, so nobody ever sees an unsigned row. Callers wait for their row to be committed, as
+// ids, signs its rows (together: see crypto/batch-signature.ts; on the thread pool, outside any
+// transaction, since an RSA signature costs about half a millisecond and on SQLite a transaction
+// holds the one connection) and inserts them signed in one transaction, so nobody ever sees an
+// unsigned row. Callers wait for their row to be committed, as
 // they would for a single insert; closing the store waits for the rows still in flight.
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
@@ -12,8 +13,8 @@ import type { AuditTable } from '../store/schema.ts';
 
 export type UnsignedAuditRow = Omit<Insertable<AuditTable>, 'id' | 'signature'>;
 
-/** The signature of a row under the id it will have. */
-export type RowSigner = (id: number, row: UnsignedAuditRow) => Promise<string>;
+/** The signatures of rows under the ids they will have, in their order. */
+export type RowSigner = (rows: readonly { id: number; row: UnsignedAuditRow }[]) => Promise<string[]>;
 
 /** Rows per batch; also rows per INSERT (27 values a row stays far below every dialect's limit). */
 const MAX_BATCH = 500;
@@ -114,7 +115,7 @@ export class AuditWriter {
   /** The rows of a batch under newly reserved ids, signed. */
   async #signed(batch: Pending[]): Promise<Insertable<AuditTable>[]> {
     const ids = await this.#reserve(batch.length);
-    const signatures = await Promise.all(batch.map((p, i) => this.#sign(ids[i]!, p.row)));
+    const signatures = await this.#sign(batch.map((p, i) => ({ id: ids[i]!, row: p.row })));
     return batch.map((p, i) => ({ ...p.row, id: ids[i]!, signature: signatures[i]! }));
   }
 

@@ -2,6 +2,7 @@
 // privacyIDEA's filters, exportable as CSV, verifiable and rotatable.
 import { type ExpressionBuilder, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { parseDuration } from '../config/duration.ts';
+import { signBatch, verifyBatchSignature } from '../crypto/batch-signature.ts';
 import type { Store } from '../store/database.ts';
 import type { AuditTable, Database } from '../store/schema.ts';
 import { scopeToCaller } from './audit-access.ts';
@@ -162,7 +163,11 @@ function auditWriter(rt: Runtime): AuditWriter {
     const signer = rt.keys.signer;
     writer = new AuditWriter(
       rt.store,
-      (id, row) => signer.signAsync(signedText(id, row as SignedFields)),
+      (rows) =>
+        signBatch(
+          signer,
+          rows.map(({ id, row }) => signedText(id, row as SignedFields)),
+        ),
       rt.log,
     );
     writers.set(rt.store, writer);
@@ -420,29 +425,33 @@ async function toRecords(rt: Runtime, rows: Selectable<AuditTable>[]): Promise<A
 }
 
 /**
- * Results of signature checks of rows read, by signature and signed text, per signer: the same
- * pages are read again and again (an RSA check costs about 70 µs of the event loop), and the
- * result of a check depends on nothing else. A changed row has another text and is checked anew.
+ * Results of RSA checks of rows read, by signature and signed message, per signer: the same pages
+ * are read again and again (an RSA check costs about 70 µs of the event loop), the rows of one
+ * batch share one signed root, and the result of a check depends on nothing else. A changed row
+ * has another text (or leads to another root) and is checked anew.
  */
 const checkedSignatures = new WeakMap<object, Map<string, boolean>>();
 const CHECKED_SIGNATURES_MAX = 4096;
 
 function signatureOk(rt: Runtime, text: string, signature: string): boolean {
   const signer = rt.keys.signer;
-  if (!signature) return signer.verify(text, signature);
   let checked = checkedSignatures.get(signer);
   if (!checked) {
     checked = new Map();
     checkedSignatures.set(signer, checked);
   }
-  const key = `${signature}\n${text}`;
-  let ok = checked.get(key);
-  if (ok === undefined) {
-    ok = signer.verify(text, signature);
-    if (checked.size >= CHECKED_SIGNATURES_MAX) checked.delete(checked.keys().next().value as string);
-    checked.set(key, ok);
-  }
-  return ok;
+  const cache = checked;
+  return verifyBatchSignature(signer, text, signature, (message, sig) => {
+    if (!sig) return false;
+    const key = `${sig}\n${message}`;
+    let ok = cache.get(key);
+    if (ok === undefined) {
+      ok = signer.verify(message, sig);
+      if (cache.size >= CHECKED_SIGNATURES_MAX) cache.delete(cache.keys().next().value as string);
+      cache.set(key, ok);
+    }
+    return ok;
+  });
 }
 
 function toRecord(rt: Runtime, r: Selectable<AuditTable>, previousPresent: boolean): AuditRecord {
@@ -574,7 +583,7 @@ export async function verifyAudit(rt: Runtime, onProgress?: (done: number) => vo
     if (rows.length === 0) return result;
     for (const r of rows) {
       const { id, signature, ...fields } = r;
-      if (!rt.keys.signer.verify(signedText(id, fields), signature)) result.badSignatures.push(id);
+      if (!signatureOk(rt, signedText(id, fields), signature)) result.badSignatures.push(id);
       if (previous !== undefined && id !== previous + 1) result.gapsAfter.push(previous);
       previous = id;
       result.checked++;

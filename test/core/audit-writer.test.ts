@@ -14,6 +14,11 @@ import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 const operator = (rt: Runtime) => withCaller(rt, localOperator());
 
+/** A stand-in signature per row, for tests of the writing alone. */
+async function fakeSigner(rows: readonly unknown[]): Promise<string[]> {
+  return rows.map(() => 'rsa_sha256_pss:00');
+}
+
 function entry(action: string) {
   return newAuditEntry(action, new Date('2026-03-01T12:00:00.000Z'), '10.0.0.1');
 }
@@ -42,10 +47,18 @@ describe.each(testDialects())('audit writer on %s', (dialect) => {
     expect(stored.map((r) => r.action)).toEqual(ids.map((_, i) => `burst ${i}`));
     expect(stored.every((r) => r.sig_check === 'OK' && r.missing_line === 'OK')).toBe(true);
     expect(await verifyAudit(t.rt)).toEqual({ checked: 120, badSignatures: [], gapsAfter: [] });
+    // The rows of a batch share one RSA signature (of their Merkle root); each is still checked
+    // alone: a changed row fails, its batch neighbours do not.
+    const signatures = await t.rt.store.db.selectFrom('audit').select('signature').execute();
+    expect(signatures.filter((r) => r.signature.startsWith('merkle1:')).length).toBeGreaterThan(0);
+    await t.rt.store.db.updateTable('audit').set({ info: 'changed' }).where('id', '=', ids[7]!).execute();
+    expect(await verifyAudit(t.rt)).toEqual({ checked: 120, badSignatures: [ids[7]], gapsAfter: [] });
+    const after = await rows();
+    expect(after.filter((r) => r.sig_check === 'FAIL').map((r) => r.number)).toEqual([ids[7]]);
   });
 
   it('gathers the rows handed over in one turn into one batch', async () => {
-    const writer = new AuditWriter(t.rt.store, async () => 'rsa_sha256_pss:00', pino({ level: 'silent' }));
+    const writer = new AuditWriter(t.rt.store, fakeSigner, pino({ level: 'silent' }));
     const ids = await Promise.all(
       Array.from({ length: 50 }, (_, i) => writer.write({ ...blankAuditRow(), action: `${i}` })),
     );
@@ -54,7 +67,7 @@ describe.each(testDialects())('audit writer on %s', (dialect) => {
   });
 
   it('writes the other rows of a batch when the database refuses one of them', async () => {
-    const writer = new AuditWriter(t.rt.store, async () => 'rsa_sha256_pss:00', pino({ level: 'silent' }));
+    const writer = new AuditWriter(t.rt.store, fakeSigner, pino({ level: 'silent' }));
     const good = (action: string) => ({ ...(blankAuditRow() as UnsignedAuditRow), action });
     const bad = { ...good('bad'), action: null } as unknown as UnsignedAuditRow;
     const results = await Promise.allSettled([
@@ -93,15 +106,15 @@ describe.each(testDialects())('audit writer on %s', (dialect) => {
     let collided = false;
     const writer = new AuditWriter(
       t.rt.store,
-      async (id) => {
+      async (rows) => {
         if (!collided) {
           collided = true;
           await t.rt.store.db
             .insertInto('audit')
-            .values({ ...blankAuditRow(), id, action: 'intruder', signature: '' })
+            .values({ ...blankAuditRow(), id: rows[0]!.id, action: 'intruder', signature: '' })
             .execute();
         }
-        return 'rsa_sha256_pss:00';
+        return fakeSigner(rows);
       },
       pino({ level: 'silent' }),
     );
