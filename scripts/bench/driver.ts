@@ -80,14 +80,40 @@ function envelope(status: number, body: string): Envelope | undefined {
   return e;
 }
 
-function accepted(status: number, body: string): boolean {
+/** What is wrong with an answer that should accept a login; undefined when it does. */
+function notAccepted(e: Envelope): string | undefined {
+  return e.result?.value === true && e.result.authentication === 'ACCEPT' ? undefined : 'not accepted';
+}
+
+/** The answer checked: a valid envelope and `problem(e)` undefined; else counted as unexpected. */
+function accepted(
+  status: number,
+  body: string,
+  problem: (e: Envelope) => string | undefined = notAccepted,
+): boolean {
   const e = envelope(status, body);
   if (!e) return false;
-  if (e.result?.value !== true || e.result.authentication !== 'ACCEPT') {
-    bad(status, body, 'not accepted');
-    return false;
-  }
-  return true;
+  const why = problem(e);
+  if (why !== undefined) bad(status, body, why);
+  return why === undefined;
+}
+
+/** A workload of one request per unit: `next` builds each request, `problem` checks each answer. */
+function oneRequest(
+  next: () => Request,
+  problem: (e: Envelope) => string | undefined = notAccepted,
+): RequestSpec[] {
+  return [
+    {
+      setupRequest: (_req, ctx) => {
+        start(ctx);
+        return next();
+      },
+      onResponse: (status, body, ctx) => {
+        if (accepted(status, body, problem)) done(ctx);
+      },
+    },
+  ];
 }
 
 const form = (params: Record<string, string>): Request => ({
@@ -112,36 +138,20 @@ function requests(): RequestSpec[] {
     case 'static': {
       const g = w.group;
       let next = 0;
-      return [
-        {
-          setupRequest: (_req, ctx) => {
-            start(ctx);
-            const i = next++ % g.count;
-            const pass = w.pass === 'pin' ? w.pin : staticPassword(g.prefix, i);
-            return form({ user: groupUser(g, i), realm: g.realm, pass });
-          },
-          onResponse: (status, body, ctx) => {
-            if (accepted(status, body)) done(ctx);
-          },
-        },
-      ];
+      return oneRequest(() => {
+        const i = next++ % g.count;
+        const pass = w.pass === 'pin' ? w.pin : staticPassword(g.prefix, i);
+        return form({ user: groupUser(g, i), realm: g.realm, pass });
+      });
     }
     case 'hotp': {
       const g = w.group;
-      return [
-        {
-          setupRequest: (_req, ctx) => {
-            start(ctx);
-            const s = seq++;
-            const i = s % g.count;
-            const otp = hotp(keyOf(g, i), Math.floor(s / g.count));
-            return form({ user: groupUser(g, i), realm: g.realm, pass: `${w.pin}${otp}` });
-          },
-          onResponse: (status, body, ctx) => {
-            if (accepted(status, body)) done(ctx);
-          },
-        },
-      ];
+      return oneRequest(() => {
+        const s = seq++;
+        const i = s % g.count;
+        const otp = hotp(keyOf(g, i), Math.floor(s / g.count));
+        return form({ user: groupUser(g, i), realm: g.realm, pass: `${w.pin}${otp}` });
+      });
     }
     case 'hotp-wrong': {
       const g = w.group;
@@ -155,26 +165,18 @@ function requests(): RequestSpec[] {
         wrong.push(String(v));
       }
       let next = 0;
-      return [
-        {
-          setupRequest: (_req, ctx) => {
-            start(ctx);
-            const i = next++ % g.count;
-            return form({ user: groupUser(g, i), realm: g.realm, pass: wrong[i]! });
-          },
-          onResponse: (status, body, ctx) => {
-            const e = envelope(status, body);
-            if (!e) return;
-            if (
-              e.result?.value === false &&
-              e.result.authentication === 'REJECT' &&
-              e.detail?.message === 'wrong otp value'
-            )
-              done(ctx);
-            else bad(status, body, 'not rejected with "wrong otp value"');
-          },
+      return oneRequest(
+        () => {
+          const i = next++ % g.count;
+          return form({ user: groupUser(g, i), realm: g.realm, pass: wrong[i]! });
         },
-      ];
+        (e) =>
+          e.result?.value === false &&
+          e.result.authentication === 'REJECT' &&
+          e.detail?.message === 'wrong otp value'
+            ? undefined
+            : 'not rejected with "wrong otp value"',
+      );
     }
     case 'challenge': {
       const g = w.group;
@@ -223,39 +225,26 @@ function requests(): RequestSpec[] {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ username: w.username, password: w.password }).toString(),
       };
-      return [
-        {
-          setupRequest: (_req, ctx) => {
-            start(ctx);
-            return req;
-          },
-          onResponse: (status, body, ctx) => {
-            const e = envelope(status, body);
-            if (!e) return;
-            if (typeof (e.result?.value as { token?: unknown } | undefined)?.token === 'string') done(ctx);
-            else bad(status, body, 'no token');
-          },
-        },
-      ];
+      return oneRequest(
+        () => req,
+        (e) =>
+          typeof (e.result?.value as { token?: unknown } | undefined)?.token === 'string'
+            ? undefined
+            : 'no token',
+      );
     }
     case 'get': {
       const req = { method: 'GET', path: w.path, headers: { authorization: w.jwt } };
-      return [
-        {
-          setupRequest: (_req, ctx) => {
-            start(ctx);
-            return req;
-          },
-          onResponse: (status, body, ctx) => {
-            const e = envelope(status, body);
-            if (!e) return;
-            const v = e.result?.value as Record<string, unknown> | undefined;
-            const list = v?.[w.list];
-            if (Array.isArray(list) && list.length > 0 && Number(v?.count) >= w.minCount) done(ctx);
-            else bad(status, body, `no ${w.list} or count below ${w.minCount}`);
-          },
+      return oneRequest(
+        () => req,
+        (e) => {
+          const v = e.result?.value as Record<string, unknown> | undefined;
+          const list = v?.[w.list];
+          return Array.isArray(list) && list.length > 0 && Number(v?.count) >= w.minCount
+            ? undefined
+            : `no ${w.list} or count below ${w.minCount}`;
         },
-      ];
+      );
     }
   }
 }

@@ -497,6 +497,24 @@ async function runScenario(
   } else log(`      FAILED: ${row.failure}`);
 }
 
+/** A table row for a failed step of a database's run that is not a scenario. */
+function failedStep(title: string, db: string, failure: string): Row {
+  return {
+    scenario: '-',
+    title,
+    db,
+    signing: 'off',
+    unit: '',
+    rate: 0,
+    p50: 0,
+    p99: 0,
+    rssMiB: 0,
+    ok: false,
+    failure,
+    notes: [],
+  };
+}
+
 // --- databases -------------------------------------------------------------------------------------
 
 async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | string> {
@@ -623,39 +641,13 @@ async function benchDialect(
     }
   } catch (e) {
     const msg = `${dbName}: ${(e as Error).stack ?? e}`;
-    rows.push({
-      scenario: '-',
-      title: 'set-up',
-      db: dbName,
-      signing: 'off',
-      unit: '',
-      rate: 0,
-      p50: 0,
-      p99: 0,
-      rssMiB: 0,
-      ok: false,
-      failure: msg,
-      notes: [],
-    });
+    rows.push(failedStep('set-up', dbName, msg));
     log(`  FAILED: ${msg}`);
   } finally {
     try {
       await server?.stop();
     } catch (e) {
-      rows.push({
-        scenario: '-',
-        title: 'clean shutdown (SIGTERM)',
-        db: dbName,
-        signing: 'off',
-        unit: '',
-        rate: 0,
-        p50: 0,
-        p99: 0,
-        rssMiB: 0,
-        ok: false,
-        failure: String(e),
-        notes: [],
-      });
+      rows.push(failedStep('clean shutdown (SIGTERM)', dbName, String(e)));
     }
     await drop?.();
     rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,6 @@ import BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
   type DatabaseConnection,
-  type Insertable,
   Kysely,
   MysqlDialect,
   PostgresDialect,
@@ -19,7 +18,7 @@ import {
 import { Migrator } from 'kysely/migration';
 import { DatabaseError } from '../core/errors.ts';
 import { migrationProvider } from './migrations.ts';
-import type { AuditTable, Database } from './schema.ts';
+import type { Database } from './schema.ts';
 import { sqliteNativeBinding } from './sqlite-binding.ts';
 
 export type Dialect = 'sqlite' | 'postgres' | 'mysql';
@@ -207,18 +206,4 @@ async function migrateNow(store: Store): Promise<string[]> {
     throw new DatabaseError(`Database migration failed: ${(error as Error).message ?? String(error)}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-}
-
-/** Inserts one audit row and returns its generated id, on every dialect. */
-export async function insertReturningId(
-  store: Store,
-  table: 'audit',
-  values: Insertable<AuditTable>,
-): Promise<number> {
-  if (store.dialect === 'mysql') {
-    const r = await store.db.insertInto(table).values(values).executeTakeFirstOrThrow();
-    return Number(r.insertId);
-  }
-  const row = await store.db.insertInto(table).values(values).returning('id').executeTakeFirstOrThrow();
-  return Number(row.id);
 }

@@ -10,7 +10,14 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Cli, CREATED, launch, stop } from '../helpers/authsrv-process.ts';
+import {
+  type Answer,
+  type Cli,
+  CREATED,
+  callNode as call,
+  launch,
+  stop,
+} from '../helpers/authsrv-process.ts';
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { checkSignedBody } from '../helpers/signature.ts';
@@ -20,43 +27,6 @@ const LISTENING = /^authsrv (\S+) listening on (https?:\/\/\S+)/m;
 const KEY = '3132333435363738393031323334353637383930';
 /** The files config/README.md says every node must hold copies of. */
 const SHARED_FILES = ['encryption.key', 'signing.key', 'jwt.secret'] as const;
-
-interface Answer {
-  status: number;
-  text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON
-  json: any;
-}
-
-/** Calls the API of one node; params go as a form body for POST/DELETE and as a query for GET. */
-async function call(
-  base: string,
-  method: string,
-  path: string,
-  params: Record<string, string> = {},
-  token?: string,
-): Promise<Answer> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (token) headers.Authorization = token;
-  let url = base + path;
-  let body: string | undefined;
-  if (method === 'GET') {
-    const q = new URLSearchParams(params).toString();
-    if (q) url += `?${q}`;
-  } else {
-    body = new URLSearchParams(params).toString();
-    headers['Content-Type'] = 'application/x-www-form-urlencoded';
-  }
-  const res = await fetch(url, { method, headers, body });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json };
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON
 function ok(r: Answer): any {

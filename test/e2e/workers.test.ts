@@ -2,11 +2,19 @@
 // its workers) on SQLite, and on PostgreSQL when AUTHSRV_TEST_POSTGRES_URL is set.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, type Cli, CREATED, cleanEnv, launch, stop } from '../helpers/authsrv-process.ts';
+import {
+  type Answer,
+  BIN,
+  type Cli,
+  CREATED,
+  callNode as call,
+  cleanEnv,
+  launch,
+  stop,
+} from '../helpers/authsrv-process.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 
@@ -26,57 +34,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-interface Answer {
-  status: number;
-  text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON
-  json: any;
-}
-
-/**
- * One request on a connection of its own (no keep-alive pool), so that the cluster's round-robin
- * can hand it to any worker. Params go as a form body for POST and as a query for GET.
- */
-function call(
-  base: string,
-  method: string,
-  path: string,
-  params: Record<string, string> = {},
-  token?: string,
-): Promise<Answer> {
-  const u = new URL(base + path);
-  const form = new URLSearchParams(params).toString();
-  if (method === 'GET' && form) u.search = form;
-  const headers: Record<string, string | number> = { Accept: 'application/json' };
-  if (token) headers.Authorization = token;
-  if (method !== 'GET') {
-    headers['Content-Type'] = 'application/x-www-form-urlencoded';
-    headers['Content-Length'] = Buffer.byteLength(form);
-  }
-  return new Promise((done, fail) => {
-    const req = httpRequest(
-      { host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers, agent: false },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => {
-          text += d;
-        });
-        res.on('end', () => {
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          done({ status: res.statusCode ?? 0, text, json });
-        });
-      },
-    );
-    req.on('error', fail);
-    req.end(method === 'GET' ? undefined : form);
-  });
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON

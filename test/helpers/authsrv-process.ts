@@ -1,6 +1,8 @@
 // `node bin/authsrv …` in a child process, as an operator runs it: the environment without the
 // test run's AUTHSRV_ variables, waiting for lines of its output, stopping it with SIGTERM.
+
 import { type ChildProcess, spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { resolve } from 'node:path';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/authsrv');
@@ -78,4 +80,56 @@ export function launch(args: string[], env: Record<string, string>, cwd: string)
 export async function stop(cli: Cli): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (cli.child.exitCode === null) cli.child.kill('SIGTERM');
   return cli.exited;
+}
+
+export interface Answer {
+  status: number;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON
+  json: any;
+}
+
+/**
+ * One request to a server or node on a connection of its own (no keep-alive pool), so that a
+ * cluster's round-robin can hand it to any worker. Params go as a form body for POST/DELETE and as
+ * a query for GET.
+ */
+export function callNode(
+  base: string,
+  method: string,
+  path: string,
+  params: Record<string, string> = {},
+  token?: string,
+): Promise<Answer> {
+  const u = new URL(base + path);
+  const form = new URLSearchParams(params).toString();
+  if (method === 'GET' && form) u.search = form;
+  const headers: Record<string, string | number> = { Accept: 'application/json' };
+  if (token) headers.Authorization = token;
+  if (method !== 'GET') {
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    headers['Content-Length'] = Buffer.byteLength(form);
+  }
+  return new Promise((done, fail) => {
+    const req = httpRequest(
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => {
+          text += d;
+        });
+        res.on('end', () => {
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          done({ status: res.statusCode ?? 0, text, json });
+        });
+      },
+    );
+    req.on('error', fail);
+    req.end(method === 'GET' ? undefined : form);
+  });
 }

@@ -111,14 +111,22 @@ async function runSingle(config: Config): Promise<void> {
     const stop = async (signal: string) => {
       rt.log.info({ signal }, 'shutting down');
       if (timer) clearInterval(timer);
-      await server.close();
-      await closeUserStores(rt);
-      await rt.store.close();
+      await closeServing(rt, server);
       resolve();
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));
     process.once('SIGINT', () => void stop('SIGINT'));
   });
+}
+
+/**
+ * The end of serving: in-flight requests finished (keep-alive clients told to close), the user
+ * stores' connections closed, then the database (after the audit rows still being batched).
+ */
+async function closeServing(rt: Runtime, server: { close(): Promise<void> }): Promise<void> {
+  await server.close();
+  await closeUserStores(rt);
+  await rt.store.close();
 }
 
 /**
@@ -152,9 +160,7 @@ async function serveInWorker(config: Config): Promise<void> {
       if (stopping) return;
       stopping = true;
       rt.log.info({ signal }, 'worker shutting down');
-      await server.close();
-      await closeUserStores(rt);
-      await rt.store.close();
+      await closeServing(rt, server);
       resolve();
     };
     process.on('SIGTERM', () => void stop('SIGTERM'));
