@@ -6,7 +6,7 @@
 // password, so neither the password nor a plain hash of it is ever held, and nothing about it
 // reaches the database or survives a restart. On several nodes each node caches its own
 // successes, so a client going round-robin may need one real authentication per node.
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { parseDuration } from '../config/duration.ts';
 import type { Store } from '../store/database.ts';
 import type { Runtime } from './context.ts';
@@ -21,7 +21,7 @@ interface Entry {
 
 /** Entries beyond this drop the oldest first: a bound on memory, whatever the policy. */
 const MAX_ENTRIES = 10_000;
-const SECRET = randomBytes(32);
+const SECRET = createSecretKey(randomBytes(32));
 const caches = new WeakMap<Store, Map<string, Entry>>();
 
 function cacheOf(rt: Runtime): Map<string, Entry> {

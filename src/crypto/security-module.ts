@@ -1,7 +1,7 @@
 // The "security module" of /system/hsm: holds the AES key that encrypts secrets at rest. The key
 // file may be protected by a password (scrypt + AES-GCM); until that password is given, the module
 // is not ready and nothing that needs a secret works, while the rest of the server runs.
-import { randomBytes, scryptSync } from 'node:crypto';
+import { createSecretKey, type KeyObject, randomBytes, scryptSync } from 'node:crypto';
 import { join } from 'node:path';
 import { HsmError } from '../core/errors.ts';
 import { readOrCreateSecret, rewriteSecret } from './data-dir-files.ts';
@@ -71,6 +71,7 @@ export type UnlockCheck = (decrypt: (sealed: string) => string) => void;
 
 export class SecurityModule {
   private key: Buffer | undefined;
+  private keyObject: { raw: Buffer; object: KeyObject } | undefined;
   private file: KeyFile;
   private readonly dir: string;
   private unlockCheck: UnlockCheck | undefined;
@@ -155,11 +156,18 @@ export class SecurityModule {
   }
 
   encrypt(plaintext: string): string {
-    return seal(this.requireKey(), plaintext);
+    return seal(this.cipherKey(), plaintext);
   }
 
   decrypt(sealed: string): string {
-    return open(this.requireKey(), sealed);
+    return open(this.cipherKey(), sealed);
+  }
+
+  /** The key as a KeyObject, made once: every login decrypts a seed with it. */
+  private cipherKey(): KeyObject {
+    const key = this.requireKey();
+    if (this.keyObject?.raw !== key) this.keyObject = { raw: key, object: createSecretKey(key) };
+    return this.keyObject.object;
   }
 
   private requireKey(): Buffer {

@@ -1,7 +1,7 @@
 // RFC 4226 HOTP values (and so RFC 6238 TOTP, whose counter is a time step), with HMAC-SHA1,
 // -SHA256 or -SHA512. Node's HMAC is used directly: otplib refuses seeds shorter than 16 bytes,
 // which privacyIDEA accepts and which imported hardware tokens carry.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 export const HASHLIBS = ['sha1', 'sha256', 'sha512'] as const;
 export type Hashlib = (typeof HASHLIBS)[number];
@@ -10,8 +10,17 @@ export function isHashlib(v: string): v is Hashlib {
   return (HASHLIBS as readonly string[]).includes(v);
 }
 
-/** The HOTP value of a counter: dynamic truncation, zero-padded to `digits`. */
-export function hotpValue(key: Buffer, counter: number, digits: number, hashlib: Hashlib = 'sha1'): string {
+/**
+ * The HOTP value of a counter: dynamic truncation, zero-padded to `digits`. A caller computing
+ * several values of one key passes it as a KeyObject: Node checks and copies a Buffer key on every
+ * createHmac (about 8 µs, four times the HMAC itself).
+ */
+export function hotpValue(
+  key: Buffer | KeyObject,
+  counter: number,
+  digits: number,
+  hashlib: Hashlib = 'sha1',
+): string {
   const msg = Buffer.alloc(8);
   msg.writeBigUInt64BE(BigInt(counter));
   const mac = createHmac(hashlib, key).update(msg).digest();
@@ -37,9 +46,10 @@ export function findCounter(
   hashlib: Hashlib,
 ): number {
   let found = -1;
+  const secret = createSecretKey(key);
   // Every candidate is computed, so the time does not tell where (or whether) the value matched.
   for (let c = Math.max(0, from); c < from + count; c++) {
-    if (sameOtp(hotpValue(key, c, digits, hashlib), otp) && found < 0) found = c;
+    if (sameOtp(hotpValue(secret, c, digits, hashlib), otp) && found < 0) found = c;
   }
   return found;
 }
