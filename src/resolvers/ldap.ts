@@ -2,12 +2,13 @@
 // settings of privacyIDEA's LDAPIdResolver.
 //
 // Connections. A store keeps one connection bound as BINDDN (or anonymous) for every search and
-// write, and a small pool of further connections on which user passwords are checked by re-binding
-// them as the user. So one authentication (findByLogin + checkPassword) costs one search and one
-// bind, and no search at all while the user is in the cache (CACHE_TIMEOUT). ldapts would silently
-// reconnect a dropped connection without its bind and without StartTLS; the sockets handed to it
-// are therefore made here and a connection is never reopened by ldapts: a lost connection is
-// replaced by a new one (connected, StartTLS, bound) and a read is retried once on it.
+// write, and a small pool of further connections (MAX_AUTH_CONNECTIONS, kept open) on which user
+// passwords are checked by re-binding them as the user, so the service connection is never
+// rebound. So one authentication (findByLogin + checkPassword) costs one search and one bind, no
+// search at all while the user is in the cache (CACHE_TIMEOUT), and no new connection. ldapts
+// would silently reconnect a dropped connection without its bind and without StartTLS; the sockets
+// handed to it are therefore made here and a connection is never reopened by ldapts: a lost
+// connection is replaced by a new one (connected, StartTLS, bound) and a read is retried once on it.
 //
 // LDAPURI is a server pool: servers are tried in the given order, one that cannot be reached (or
 // does not answer within TIMEOUT) is skipped for SERVERPOOL_SKIP seconds (privacyIDEA's default 30),
@@ -67,7 +68,12 @@ const DEFAULT_USERINFO: Record<string, string> = {
 const DEFAULT_OBJECT_CLASSES = ['top', 'person', 'organizationalPerson', 'inetOrgPerson'];
 const PERSON_CLASSES = new Set(['person', 'organizationalperson', 'inetorgperson']);
 const PAGE_SIZE = 200;
-const MAX_IDLE_AUTH_CONNECTIONS = 4;
+/**
+ * Connections for password checks: at most this many are opened (more checks at once wait for one
+ * to be released, see authConnection), and as many stay open when idle, so a login under load binds
+ * on an open connection instead of paying a TCP (and TLS) handshake for a connection of its own.
+ */
+const MAX_AUTH_CONNECTIONS = 4;
 const MAX_CACHE_ENTRIES = 10_000;
 /** Result codes of a bind that mean "these credentials do not work" rather than a failure. */
 const CREDENTIAL_CODES = new Set([48, 49, 53]);
@@ -677,6 +683,10 @@ class LdapStore implements UserStore {
   private service: Promise<Connection> | undefined;
   private readonly idleAuth: Connection[] = [];
   private readonly busy = new Set<Connection>();
+  /** Password-check connections being opened (not in `busy` yet). */
+  private authOpening = 0;
+  /** Password checks waiting for a connection: handed one, or undefined to open their own. */
+  private readonly authWaiters: ((conn: Connection | undefined) => void)[] = [];
   private readonly byLogin = new Map<string, CacheEntry>();
   private readonly byId = new Map<string, CacheEntry>();
   /** The DN of every record handed out, for checkPassword/update/delete without another search. */
@@ -1021,16 +1031,50 @@ class LdapStore implements UserStore {
       }
       conn.kill();
     }
-    const conn = await this.pool.connect(undefined);
-    this.busy.add(conn);
-    return { conn, reused: false };
+    if (this.busy.size + this.authOpening >= MAX_AUTH_CONNECTIONS) {
+      // All in use: wait for one to be released. After TIMEOUT of waiting (a slow or hung server)
+      // or when a released one was lost, this check opens a connection of its own.
+      const handed = await new Promise<Connection | undefined>((resolve) => {
+        const waiter = (c: Connection | undefined) => {
+          clearTimeout(timer);
+          resolve(c);
+        };
+        const timer = setTimeout(() => {
+          const i = this.authWaiters.indexOf(waiter);
+          if (i >= 0) this.authWaiters.splice(i, 1);
+          resolve(undefined);
+        }, this.cfg.timeoutMs);
+        this.authWaiters.push(waiter);
+      });
+      // A connection handed over is still in `busy`, now this check's.
+      if (handed) return { conn: handed, reused: true };
+      this.ensureOpen();
+    }
+    this.authOpening++;
+    try {
+      const conn = await this.pool.connect(undefined);
+      this.busy.add(conn);
+      return { conn, reused: false };
+    } finally {
+      this.authOpening--;
+    }
   }
 
   private releaseAuth(conn: Connection): void {
+    const alive = !this.closed && conn.alive;
+    const waiter = this.authWaiters.shift();
+    if (waiter && alive) {
+      waiter(conn);
+      return;
+    }
     this.busy.delete(conn);
-    if (!this.closed && conn.alive && this.idleAuth.length < MAX_IDLE_AUTH_CONNECTIONS)
+    if (alive && this.idleAuth.length < MAX_AUTH_CONNECTIONS) {
       this.idleAuth.push(conn);
-    else void conn.close();
+      return;
+    }
+    void conn.close();
+    // The lost connection's place is free: the first waiter opens a new one.
+    waiter?.(undefined);
   }
 
   async checkPassword(user: UserRecord, password: string): Promise<boolean> {
@@ -1191,6 +1235,7 @@ class LdapStore implements UserStore {
     this.forgetAll();
     const service = this.service;
     this.service = undefined;
+    for (const waiter of this.authWaiters.splice(0)) waiter(undefined);
     const conns = [...this.idleAuth.splice(0), ...this.busy];
     this.busy.clear();
     const serviceConn = service ? await service.catch(() => undefined) : undefined;

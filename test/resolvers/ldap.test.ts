@@ -103,16 +103,25 @@ async function hungServer(): Promise<{ port: number; connections: () => number }
   return { port, connections: () => sockets.length };
 }
 
-/** A TCP proxy to slapd that counts connections and can cut them all (a server dropping them). */
+/**
+ * A TCP proxy to slapd that counts connections and can cut them all (a server dropping them), or
+ * accept new ones without ever answering on them (hang: a server that hangs).
+ */
 async function proxyToSlapd(): Promise<{
   url: string;
   opened: () => number;
   live: () => number;
   cut: () => void;
+  hang: () => void;
 }> {
   const target = new URL(slapd.url);
   const pairs: [net.Socket, net.Socket][] = [];
+  let hanging = false;
   const server = net.createServer((client) => {
+    if (hanging) {
+      pairs.push([client, client]);
+      return;
+    }
     const upstream = net.connect(Number(target.port), target.hostname);
     client.pipe(upstream);
     upstream.pipe(client);
@@ -137,6 +146,9 @@ async function proxyToSlapd(): Promise<{
     opened: () => pairs.length,
     live: () => pairs.filter(([a]) => !a.destroyed).length,
     cut,
+    hang: () => {
+      hanging = true;
+    },
   };
 }
 
@@ -690,6 +702,75 @@ describe('ldapresolver cache and operation counts', () => {
       users.map(async (u) => store.checkPassword((await store.findByLogin(u.uid))!, u.password)),
     );
     expect(proxy.opened()).toBeLessThanOrEqual(opened + 8);
+  });
+
+  it('checks many passwords at once on at most four connections, which stay open', async () => {
+    const proxy = await proxyToSlapd();
+    const store = open({ LDAPURI: proxy.url });
+    const users = Array.from({ length: 32 }, (_, i) => generatedUser(i + 200));
+    const found = await Promise.all(users.map((u) => store.findByLogin(u.uid)));
+    // The service connection.
+    expect(proxy.opened()).toBe(1);
+    const check = (wrong = -1) =>
+      Promise.all(users.map((u, i) => store.checkPassword(found[i]!, i === wrong ? 'nope' : u.password)));
+
+    const first = await counted(() => check());
+    expect(first.result.every((r) => r)).toBe(true);
+    expect({ search: first.search, bind: first.bind }).toEqual({ search: 0, bind: 32 });
+    expect(proxy.opened()).toBe(5);
+    const second = await counted(() => check(3));
+    expect(second.result.filter((r) => r)).toHaveLength(31);
+    expect({ search: second.search, bind: second.bind }).toEqual({ search: 0, bind: 32 });
+    // No connection opened or closed for the second round.
+    expect(proxy.opened()).toBe(5);
+    expect(proxy.live()).toBe(5);
+
+    // Lost connections are replaced, again four at most.
+    proxy.cut();
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await check()).every((r) => r)).toBe(true);
+    expect(proxy.opened()).toBe(9);
+  });
+
+  it('gives a password check waiting for a connection its own after TIMEOUT', async () => {
+    const proxy = await proxyToSlapd();
+    const store = open({ LDAPURI: proxy.url, TIMEOUT: '1' });
+    const users = Array.from({ length: 5 }, (_, i) => generatedUser(i + 400));
+    const found = await Promise.all(users.map((u) => store.findByLogin(u.uid)));
+    // New connections are accepted and never answered: four binds hang, the fifth check waits.
+    proxy.hang();
+    const started = Date.now();
+    const ms: number[] = [];
+    const results = await Promise.allSettled(
+      users.map(async (u, i) => {
+        try {
+          return await store.checkPassword(found[i]!, u.password);
+        } finally {
+          ms[i] = Date.now() - started;
+        }
+      }),
+    );
+    for (const r of results)
+      expect(r).toMatchObject({ status: 'rejected', reason: { message: /did not answer .* within 1 s/ } });
+    // The fifth: one TIMEOUT waiting, one on its own connection; never more.
+    expect(ms[4]).toBeGreaterThanOrEqual(1_800);
+    expect(ms[4]).toBeLessThan(3_500);
+    expect(Math.max(...ms.slice(0, 4))).toBeLessThan(ms[4]!);
+    expect(proxy.opened()).toBe(6);
+  });
+
+  it('answers every waiting password check when the store is closed', async () => {
+    const store = open();
+    const users = Array.from({ length: 12 }, (_, i) => generatedUser(i + 300));
+    const found = await Promise.all(users.map((u) => store.findByLogin(u.uid)));
+    const checks = Promise.allSettled(users.map((u, i) => store.checkPassword(found[i]!, u.password)));
+    // Four are connecting by now, the other eight wait for one of those connections.
+    await new Promise((r) => setImmediate(r));
+    await store.close();
+    const results = await checks;
+    // The ones waiting fail with "closed"; none is left hanging.
+    const closed = results.filter((r) => r.status === 'rejected' && /closed/.test(String(r.reason)));
+    expect(closed.length).toBeGreaterThanOrEqual(8);
   });
 });
 
