@@ -6,6 +6,7 @@
 // DriverResult over IPC when forked (else as JSON on stdout).
 import { readFileSync } from 'node:fs';
 import autocannon, { type Options, type Request, type RequestSpec, type Result } from 'autocannon';
+import { generatedUser } from '../fixtures/slapd.ts';
 import { hotp, staticPassword, tokenKey } from './otp.ts';
 import { type DriverPlan, type DriverResult, groupUser, type PhaseResult, type UserGroup } from './plan.ts';
 
@@ -143,6 +144,16 @@ function requests(): RequestSpec[] {
         const pass = w.pass === 'pin' ? w.pin : staticPassword(g.prefix, i);
         return form({ user: groupUser(g, i), realm: g.realm, pass });
       });
+    }
+    case 'ldap-password': {
+      const g = w.group;
+      const users = Array.from({ length: g.count }, (_, i) => {
+        const u = generatedUser(i + 1);
+        if (u.uid !== groupUser(g, i)) throw new Error(`${groupUser(g, i)} is not slapd's ${u.uid}`);
+        return { user: u.uid, realm: g.realm, pass: u.password };
+      });
+      let next = 0;
+      return oneRequest(() => form(users[next++ % g.count]!));
     }
     case 'hotp': {
       const g = w.group;

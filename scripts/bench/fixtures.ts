@@ -1,6 +1,7 @@
 // Fixtures, created through the REST API like an administrator would: a passwd resolver with the
 // benchmark users, realms, tokens (OATH CSV through POST /token/load, PIN tokens through
-// POST /token/init, which hashes each PIN), the challenge-response policy, an LDAP realm.
+// POST /token/init, which hashes each PIN), the challenge-response policy, two LDAP realms (HOTP
+// tokens; no tokens, the LDAP password through passthru=userstore).
 // The one exception is the bulk of audit rows (insertAuditRows): written straight into the
 // database with one INSERT … SELECT, since a million audited requests take far longer than the
 // whole benchmark may.
@@ -14,8 +15,11 @@ import { groupUser, type UserGroup } from './plan.ts';
 
 export const PIN = '4711';
 export const RESOLVER = 'benchusers';
+/** Realm and resolver of the LDAP passthru scenario (7p); the passthru policy applies to it only. */
+export const LDAP_PASSTHRU_REALM = 'ldappw';
 
-export type TokenKind = 'pw' | 'spass' | 'hotp' | 'hotp-pin';
+/** 'none': users without a token (they log in with their password in the user store). */
+export type TokenKind = 'pw' | 'spass' | 'hotp' | 'hotp-pin' | 'none';
 
 export interface TokenGroup extends UserGroup {
   token: TokenKind;
@@ -42,6 +46,16 @@ export function tokenGroups(hotpTokens: number, ldapUsers: number): Record<strin
     cr: g('cr', 64, 'cr', 'hotp-pin'),
     // slapd's generated users user0001 … (scripts/fixtures/slapd.ts)
     ldap: { prefix: 'user', width: 4, count: ldapUsers, realm: 'ldap', token: 'hotp', resolver: 'ldap' },
+    // The same slapd users through a second resolver of the same directory: the tokens above belong
+    // to (ldap, uid), so here the users have none and log in with their LDAP password (passthru).
+    ldappw: {
+      prefix: 'user',
+      width: 4,
+      count: ldapUsers,
+      realm: LDAP_PASSTHRU_REALM,
+      token: 'none',
+      resolver: LDAP_PASSTHRU_REALM,
+    },
   };
 }
 
@@ -74,15 +88,24 @@ export async function createUserStores(
   await api.call('POST', '/realm/bench', { resolvers: RESOLVER });
   await api.call('POST', '/realm/cr', { resolvers: RESOLVER });
   if (ldap) {
-    await api.call('POST', '/resolver/ldap', {
-      type: 'ldapresolver',
-      LDAPURI: ldap.url,
-      LDAPBASE: ldap.baseDn,
-      BINDDN: ldap.bindDn,
-      BINDPW: ldap.bindPw,
-      LDAPSEARCHFILTER: '(uid=*)(objectClass=inetOrgPerson)',
+    for (const name of ['ldap', LDAP_PASSTHRU_REALM]) {
+      await api.call('POST', `/resolver/${name}`, {
+        type: 'ldapresolver',
+        LDAPURI: ldap.url,
+        LDAPBASE: ldap.baseDn,
+        BINDDN: ldap.bindDn,
+        BINDPW: ldap.bindPw,
+        LDAPSEARCHFILTER: '(uid=*)(objectClass=inetOrgPerson)',
+      });
+      await api.call('POST', `/realm/${name}`, { resolvers: name });
+    }
+    // Only the realm of scenario 7p checks a user without token against the LDAP password.
+    await api.call('POST', '/policy/bench-passthru', {
+      scope: 'authentication',
+      action: 'passthru=userstore',
+      realm: LDAP_PASSTHRU_REALM,
+      active: 'true',
     });
-    await api.call('POST', '/realm/ldap', { resolvers: 'ldap' });
   }
   // Scenario 3 fails on purpose, hundreds of times per token: no token may lock meanwhile.
   await api.call('POST', '/system/setConfig', { DefaultMaxFailCount: '1000000' });
@@ -135,6 +158,7 @@ async function initTokens(api: Api, g: TokenGroup): Promise<void> {
 }
 
 export async function createTokens(api: Api, g: TokenGroup): Promise<void> {
+  if (g.token === 'none') return;
   if (g.token === 'hotp') await importHotp(api, g);
   else await initTokens(api, g);
 }

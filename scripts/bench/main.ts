@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_ARGON2, hashPassword, verifyPassword } from '../../src/crypto/password-hash.ts';
 import { defaultDatabaseUrl } from '../../src/store/database.ts';
-import { startSlapd } from '../fixtures/slapd.ts';
+import { type OperationCounts, startSlapd } from '../fixtures/slapd.ts';
 import { Api } from './api.ts';
 import {
   AUDIT_FILTER_USER,
@@ -21,6 +21,7 @@ import {
   createTokens,
   createUserStores,
   insertAuditRows,
+  LDAP_PASSTHRU_REALM,
   type TokenGroup,
   tokenGroups,
   writePasswdFile,
@@ -119,6 +120,8 @@ interface Scenario {
   hashes: number;
   /** Connections of this scenario when not --connections (5c, 6c: one administrator's answer time). */
   connections?: number;
+  /** Runs against slapd: its searches and binds per login are counted (skipped without slapd). */
+  ldap?: boolean;
   workload(env: RunEnv): Workload;
 }
 
@@ -191,7 +194,18 @@ const SCENARIOS: Scenario[] = [
     store: 'small',
     groups: ['ldap'],
     hashes: 0,
+    ldap: true,
     workload: (e) => ({ kind: 'hotp', group: e.groups.ldap!, pin: '', seq: e.seq.ldap ?? 0 }),
+  },
+  {
+    id: '7p',
+    title: '/validate/check LDAP password (passthru to the user store)',
+    unit: 'logins/s',
+    store: 'small',
+    groups: ['ldappw'],
+    hashes: 0,
+    ldap: true,
+    workload: (e) => ({ kind: 'ldap-password', group: e.groups.ldappw! }),
   },
   {
     id: '5a',
@@ -291,12 +305,17 @@ interface Row {
   warmup?: PhaseResult;
   measured?: PhaseResult;
   samples?: string[];
+  /** slapd's operations in the measured window and in the warm-up (cold…), see OperationCounts. */
   ldapOps?: {
     search: number;
     bind: number;
+    readerBind: number;
+    connection: number;
     logins: number;
     coldSearch: number;
     coldBind: number;
+    coldReaderBind: number;
+    coldConnection: number;
     coldLogins: number;
   };
   healthz?: { samples: number; p50: number; max: number };
@@ -357,8 +376,15 @@ function probeHealthz(url: string): Probe {
 }
 
 interface Ldap {
-  operationCounts(): Promise<{ search: number; bind: number }>;
+  operationCounts(): Promise<OperationCounts>;
 }
+
+const minus = (a: OperationCounts, b: OperationCounts): OperationCounts => ({
+  search: a.search - b.search,
+  bind: a.bind - b.bind,
+  readerBind: a.readerBind - b.readerBind,
+  connection: a.connection - b.connection,
+});
 
 async function runDriver(
   plan: DriverPlan,
@@ -420,9 +446,9 @@ async function runScenario(
       workload,
     };
     let probe: Probe | undefined;
-    let ldapBefore = ldap && s.id === '7' ? await ldap.operationCounts() : undefined;
+    let ldapBefore = ldap && s.ldap ? await ldap.operationCounts() : undefined;
     const ldapStart = ldapBefore;
-    let ldapCold: { search: number; bind: number } | undefined;
+    let ldapCold: OperationCounts | undefined;
     let cpuStart = 0;
     const result = await runDriver(plan, dir, async () => {
       server.takeMaxRss();
@@ -430,7 +456,7 @@ async function runScenario(
       probe = probeHealthz(server.url);
       if (ldapBefore && ldap) {
         const now = await ldap.operationCounts();
-        ldapCold = { search: now.search - ldapBefore.search, bind: now.bind - ldapBefore.bind };
+        ldapCold = minus(now, ldapBefore);
         ldapBefore = now;
       }
     });
@@ -448,22 +474,30 @@ async function runScenario(
     row.p50 = m.p50;
     row.p99 = m.p99;
     if (ldap && ldapBefore && ldapStart && ldapCold) {
-      const after = await ldap.operationCounts();
+      const measured = minus(await ldap.operationCounts(), ldapBefore);
       // Operations over logins started in the same window (the ones still in flight at the end
-      // did their search too).
+      // did their search too). `bind` counts every BIND request: the users' (password checks) and
+      // the resolver's own as BINDDN (cn=reader) when it opens its service connection, which are
+      // also shown apart, as counts, with the connections slapd accepted.
       row.ldapOps = {
-        search: after.search - ldapBefore.search,
-        bind: after.bind - ldapBefore.bind,
+        search: measured.search,
+        bind: measured.bind,
+        readerBind: measured.readerBind,
+        connection: measured.connection,
         logins: m.started,
         coldSearch: ldapCold.search,
         coldBind: ldapCold.bind,
+        coldReaderBind: ldapCold.readerBind,
+        coldConnection: ldapCold.connection,
         coldLogins: result.warmup.started,
       };
       const per = (n: number, d: number) => (d ? (n / d).toFixed(2) : '-');
       const o = row.ldapOps;
       row.notes.push(
         `LDAP search+bind per login: warm-up ${per(o.coldSearch, o.coldLogins)}+${per(o.coldBind, o.coldLogins)}, ` +
-          `measured ${per(o.search, o.logins)}+${per(o.bind, o.logins)}`,
+          `measured ${per(o.search, o.logins)}+${per(o.bind, o.logins)} ` +
+          `(binds as the reader ${o.coldReaderBind}+${o.readerBind}, connections ${o.coldConnection}+${o.connection}, ` +
+          `logins ${o.coldLogins}+${o.logins})`,
       );
     }
     if (s.hashes > 0) row.notes.push(`${Math.round((100 * row.rate * s.hashes) / bound)}% of hash bound`);
@@ -589,7 +623,7 @@ async function benchDialect(
     await timed('users, realms, policy', async () => {
       const passwd = writePasswdFile(dir, needed);
       const ldap =
-        slapd && needed.some((g) => g.resolver === 'ldap')
+        slapd && needed.some((g) => g.resolver === 'ldap' || g.resolver === LDAP_PASSTHRU_REALM)
           ? {
               url: slapd.url,
               baseDn: slapd.baseDn,
@@ -600,6 +634,7 @@ async function benchDialect(
       await createUserStores(api, passwd, ldap);
     });
     for (const g of needed) {
+      if (g.token === 'none') continue;
       await timed(`${g.count} ${g.token} tokens for ${g.prefix}* in realm ${g.realm}`, () =>
         createTokens(api, g),
       );
@@ -672,13 +707,13 @@ log(
     `= ${bound.perSecond.toFixed(0)} PIN-checked logins/s at most`,
 );
 
-const slapd = scenarios.some((s) => s.id === '7')
+const slapd = scenarios.some((s) => s.ldap)
   ? await startSlapd({ users: opts.ldapUsers }).catch((e: unknown) => {
-      notes.push(`slapd could not start, scenario 7 skipped: ${(e as Error).message}`);
+      notes.push(`slapd could not start, LDAP scenarios skipped: ${(e as Error).message}`);
       return undefined;
     })
   : undefined;
-const runnable = slapd ? scenarios : scenarios.filter((s) => s.id !== '7');
+const runnable = slapd ? scenarios : scenarios.filter((s) => !s.ldap);
 try {
   for (const d of opts.dbs) await benchDialect(d, runnable, bound.perSecond, slapd);
 } finally {

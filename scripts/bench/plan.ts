@@ -20,6 +20,8 @@ export type Workload =
   | { kind: 'hotp-wrong'; group: UserGroup; window: number }
   /** PIN only (answered with a challenge), then the HOTP value with the transaction_id. */
   | { kind: 'challenge'; group: UserGroup; pin: string; seq: number }
+  /** /validate/check with the user's own password in the user store (slapd's generated users). */
+  | { kind: 'ldap-password'; group: UserGroup }
   /** POST /auth of an administrator. */
   | { kind: 'admin-auth'; username: string; password: string }
   /** An authenticated GET whose answer must list at least `minCount` entries in total. */
