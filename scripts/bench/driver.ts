@@ -136,6 +136,16 @@ function keyOf(g: UserGroup, i: number): Buffer {
 
 function requests(): RequestSpec[] {
   switch (w.kind) {
+    case 'probe': {
+      const req: Request = { method: 'GET', path: w.path, headers: {} };
+      return oneRequest(
+        () => req,
+        (e) =>
+          e.result?.status === true && (e.result.value as { status?: unknown } | undefined)?.status === 'OK'
+            ? undefined
+            : 'not {"status": "OK"}',
+      );
+    }
     case 'static': {
       const g = w.group;
       let next = 0;

@@ -134,6 +134,17 @@ interface RunEnv {
 
 const SCENARIOS: Scenario[] = [
   {
+    // The floor: what the server's HTTP stack, envelope and response signature cost without any
+    // authentication work, so the other rates can be read against it.
+    id: '0',
+    title: 'GET /healthz/livez (HTTP stack, envelope, signature only)',
+    unit: 'req/s',
+    store: 'small',
+    groups: [],
+    hashes: 0,
+    workload: () => ({ kind: 'probe', path: '/healthz/livez' }),
+  },
+  {
     id: '1',
     title: '/validate/check pw token, no PIN',
     unit: 'req/s',

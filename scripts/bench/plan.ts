@@ -12,6 +12,8 @@ export interface UserGroup {
 export const groupUser = (g: UserGroup, i: number) => `${g.prefix}${String(i + 1).padStart(g.width, '0')}`;
 
 export type Workload =
+  /** An unauthenticated GET answered without database or audit (the HTTP stack's own cost). */
+  | { kind: 'probe'; path: string }
   /** /validate/check with a fixed password per user (pw token without PIN, or spass PIN). */
   | { kind: 'static'; group: UserGroup; pass: 'pw' | 'pin'; pin: string }
   /** /validate/check with PIN + the next HOTP value of the next user, round robin from `seq`. */
