@@ -1,8 +1,9 @@
-// The change counters in `meta` that let every node keep the policies and the system configuration
-// in memory: each write of the `policy` or `config` table moves its counter in the same
-// transaction, and a node reloads what it caches only when the counter it reads has moved (on this
-// node or on any other sharing the database). Both counters are read with one statement, and
-// concurrent callers share the read in flight.
+// The change counters in `meta` that let every node keep the policies, the system configuration and
+// the realm directory in memory: each write of the `policy` or `config` table, or of the realm
+// tables (`realm`, `realm_resolver`, `resolver`), moves its counter in the same transaction, and a
+// node reloads what it caches only when the counter it reads has moved (on this node or on any
+// other sharing the database). All counters are read with one statement, and concurrent callers
+// share the read in flight.
 import { sql, type Transaction } from 'kysely';
 import type { Store } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
@@ -11,17 +12,20 @@ import type { Database } from '../store/schema.ts';
 export const POLICY_VERSION_ROW = 'policy_version';
 /** The counter of the `config` table (its row is created by the first write). */
 export const CONFIG_VERSION_ROW = 'config_version';
+/** The counter of the tables `realm`, `realm_resolver` and `resolver` (its row is created by the first write). */
+export const REALM_VERSION_ROW = 'realm_version';
 
 export interface Counters {
   policy: number;
   config: number;
+  realm: number;
 }
 
 /**
  * How long a finished read may stand in for a new one where `recentCounters` is asked (the
- * configuration readers): every request that reads policies first reads the counters afresh, so
- * its configuration reads share that read; a request that reads no policy sees a change made on
- * another node at most this late. Changes made on this node are seen at once.
+ * configuration readers and the realm directory): every request that reads policies first reads the counters afresh, so
+ * its configuration and realm reads share that read; a request that reads no policy sees a change
+ * made on another node at most this late. Changes made on this node are seen at once.
  */
 export const REUSE_MS = 1000;
 
@@ -48,7 +52,7 @@ function parse(value: string | undefined): number {
 }
 
 /**
- * Both counters as stored now (an absent row counts as 0): one statement, shared with the
+ * The counters as stored now (an absent row counts as 0): one statement, shared with the
  * callers that ask while it runs.
  */
 export function readCounters(store: Store): Promise<Counters> {
@@ -60,10 +64,14 @@ export function readCounters(store: Store): Promise<Counters> {
     const rows = await store.db
       .selectFrom('meta')
       .select(['name', 'value'])
-      .where('name', 'in', [POLICY_VERSION_ROW, CONFIG_VERSION_ROW])
+      .where('name', 'in', [POLICY_VERSION_ROW, CONFIG_VERSION_ROW, REALM_VERSION_ROW])
       .execute();
     const value = (name: string) => rows.find((r) => r.name === name)?.value;
-    const counters = { policy: parse(value(POLICY_VERSION_ROW)), config: parse(value(CONFIG_VERSION_ROW)) };
+    const counters = {
+      policy: parse(value(POLICY_VERSION_ROW)),
+      config: parse(value(CONFIG_VERSION_ROW)),
+      realm: parse(value(REALM_VERSION_ROW)),
+    };
     if (st.generation === generation) st.latest = { at, counters };
     return counters;
   })().finally(() => {
@@ -124,7 +132,7 @@ export async function bumpCounter(trx: Transaction<Database>, store: Store, name
 
 /**
  * A value kept per database and rebuilt only when its counter moved: the compiled policies, the
- * configuration snapshot. Concurrent callers share one load; a load that began before a local
+ * configuration snapshot, the realm directory. Concurrent callers share one load; a load that began before a local
  * write (forget) is neither handed to later callers nor kept.
  */
 export class CountedCache<T> {

@@ -1,15 +1,18 @@
 // Realms: named, ordered groups of resolvers. A user is looked up in the resolvers of a realm in
 // priority order (lower first, none = 1000, ties in the order the realm listed them), and the first that knows
-// the login wins. The first realm ever created becomes the default realm.
+// the login wins. The first realm ever created becomes the default realm. The services read realms
+// from the realm directory (realm-directory.ts); every write here goes through writeRealmTables.
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { grantedRealms } from './access.ts';
 import type { Context, Runtime } from './context.ts';
 import { ParameterError, ResourceNotFoundError } from './errors.ts';
 import { checkLength, LIMITS } from './limits.ts';
+import { NO_PRIORITY, type RealmResolverRow, realmDirectory, writeRealmTables } from './realm-directory.ts';
+
+export { NO_PRIORITY, type RealmResolverRow };
 
 const REALM_SYNTAX = /^[a-z0-9_.-]{1,255}$/;
-export const NO_PRIORITY = 1000;
 
 /** How a realm name is stored and looked up: lower-case, spaces as '-'. */
 function realmKey(name: string): string {
@@ -98,12 +101,7 @@ export async function visibleRealms(ctx: Context): Promise<Record<string, RealmV
 }
 
 export async function realmExists(rt: Runtime, name: string): Promise<boolean> {
-  const row = await rt.store.db
-    .selectFrom('realm')
-    .select('id')
-    .where('name', '=', name.toLowerCase())
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await realmDirectory(rt)).realm(name.toLowerCase()) !== undefined;
 }
 
 /**
@@ -124,7 +122,7 @@ export async function setRealm(
       throw new ParameterError(`priority.${resolver} must be a whole number from 0 to 999999`);
     }
   }
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return writeRealmTables(ctx.store, async (trx) => {
     const known = await trx.selectFrom('resolver').select(['id', 'name']).execute();
     const added: { id: number; name: string }[] = [];
     const failed: string[] = [];
@@ -145,7 +143,7 @@ export async function setRealm(
         .values({ realm_id: realmId, resolver_id: r.id, priority: p ?? null, position, node: '' })
         .execute();
     }
-    return { added: added.map((r) => r.name), failed };
+    return { value: { added: added.map((r) => r.name), failed }, changed: true };
   });
 }
 
@@ -169,7 +167,7 @@ const REALM_NOT_FOUND = 'The requested Realm could not be found.';
 /** Deletes a realm; if it was the default and exactly one realm remains, that one becomes default. */
 export async function deleteRealm(ctx: Context, rawName: string): Promise<number> {
   const name = realmKey(rawName);
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return writeRealmTables(ctx.store, async (trx) => {
     const row = await trx.selectFrom('realm').selectAll().where('name', '=', name).executeTakeFirst();
     if (!row) throw new ResourceNotFoundError(REALM_NOT_FOUND);
     await trx.deleteFrom('realm_resolver').where('realm_id', '=', row.id).execute();
@@ -180,37 +178,32 @@ export async function deleteRealm(ctx: Context, rawName: string): Promise<number
       if (rest.length === 1)
         await trx.updateTable('realm').set({ is_default: 1 }).where('id', '=', rest[0]!.id).execute();
     }
-    return row.id;
+    return { value: row.id, changed: true };
   });
 }
 
 export async function defaultRealm(rt: Runtime): Promise<string | undefined> {
-  const row = await rt.store.db
-    .selectFrom('realm')
-    .select('name')
-    .where('is_default', '=', 1)
-    .executeTakeFirst();
-  return row?.name;
+  return (await realmDirectory(rt)).defaultRealm;
 }
 
 export async function setDefaultRealm(ctx: Context, rawName: string): Promise<number> {
   const name = realmKey(rawName);
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return writeRealmTables(ctx.store, async (trx) => {
     const row = await trx.selectFrom('realm').select('id').where('name', '=', name).executeTakeFirst();
     if (!row) throw new ResourceNotFoundError(REALM_NOT_FOUND);
     await trx.updateTable('realm').set({ is_default: 0 }).where('is_default', '=', 1).execute();
     await trx.updateTable('realm').set({ is_default: 1 }).where('id', '=', row.id).execute();
-    return row.id;
+    return { value: row.id, changed: true };
   });
 }
 
 /** Clears the default realm; returns the previous default's id, or 0. */
 export async function clearDefaultRealm(ctx: Context): Promise<number> {
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return writeRealmTables(ctx.store, async (trx) => {
     const row = await trx.selectFrom('realm').select('id').where('is_default', '=', 1).executeTakeFirst();
-    if (!row) return 0;
+    if (!row) return { value: 0, changed: false };
     await trx.updateTable('realm').set({ is_default: 0 }).where('id', '=', row.id).execute();
-    return row.id;
+    return { value: row.id, changed: true };
   });
 }
 
@@ -218,25 +211,11 @@ export function superuserRealms(rt: Runtime): string[] {
   return [...rt.config.security.superuserRealms];
 }
 
-/** The resolvers a realm asks, in order (for this node or every node). */
-export async function orderedResolvers(rt: Runtime, realm: string) {
-  const rows = await rt.store.db
-    .selectFrom('realm')
-    .innerJoin('realm_resolver', 'realm_resolver.realm_id', 'realm.id')
-    .innerJoin('resolver', 'resolver.id', 'realm_resolver.resolver_id')
-    .select([
-      'resolver.id',
-      'resolver.name',
-      'resolver.type',
-      'resolver.config',
-      'resolver.updated_at',
-      'realm_resolver.priority',
-      'realm_resolver.position',
-      'realm_resolver.node',
-    ])
-    .where('realm.name', '=', realm.toLowerCase())
-    .execute();
-  return rows
-    .filter((r) => r.node === '' || r.node === rt.node)
-    .sort((a, b) => (a.priority ?? NO_PRIORITY) - (b.priority ?? NO_PRIORITY) || a.position - b.position);
+/**
+ * The resolvers a realm asks, in order (those for every node and those for this node), from the
+ * realm directory: a new array of frozen rows.
+ */
+export async function orderedResolvers(rt: Runtime, realm: string): Promise<RealmResolverRow[]> {
+  const found = (await realmDirectory(rt)).realm(realm.toLowerCase());
+  return found ? found.resolvers.filter((r) => r.node === '' || r.node === rt.node) : [];
 }

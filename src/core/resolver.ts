@@ -6,6 +6,7 @@ import type { ResolverKind, ResolverSettings, TestResult, UserStore } from '../r
 import type { Context, Runtime } from './context.ts';
 import { ConfigAdminError, ParameterError, UserError } from './errors.ts';
 import { checkLength, LIMITS, TEXT_COLUMN_BYTES } from './limits.ts';
+import { realmDirectory, writeRealmTables } from './realm-directory.ts';
 import { CENSORED } from './system-config.ts';
 
 export const NAME_SYNTAX = /^[A-Za-z0-9_.-]{1,255}$/;
@@ -160,7 +161,7 @@ export async function saveResolver(
 ): Promise<number> {
   checkName(name);
   const now = ctx.clock().toISOString();
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return writeRealmTables(ctx.store, async (trx) => {
     const existing = (await trx.selectFrom('resolver').selectAll().execute()).find(
       (r) => r.name.toLowerCase() === name.toLowerCase(),
     );
@@ -189,7 +190,7 @@ export async function saveResolver(
         .set({ config, updated_at: now })
         .where('id', '=', existing.id)
         .execute();
-      return existing.id;
+      return { value: existing.id, changed: true };
     }
     await trx.insertInto('resolver').values({ name, type, config, updated_at: now }).execute();
     const row = await trx
@@ -197,17 +198,17 @@ export async function saveResolver(
       .select('id')
       .where('name', '=', name)
       .executeTakeFirstOrThrow();
-    return row.id;
+    return { value: row.id, changed: true };
   });
 }
 
 /** Deletes a resolver; -1 when there is none of that name (privacyIDEA's answer). */
 export async function deleteResolver(ctx: Context, name: string): Promise<number> {
-  const id = await ctx.store.db.transaction().execute(async (trx) => {
+  const id = await writeRealmTables(ctx.store, async (trx) => {
     const row = (await trx.selectFrom('resolver').select(['id', 'name']).execute()).find(
       (r) => r.name.toLowerCase() === name.toLowerCase(),
     );
-    if (!row) return -1;
+    if (!row) return { value: -1, changed: false };
     const inRealm = await trx
       .selectFrom('realm_resolver')
       .innerJoin('realm', 'realm.id', 'realm_resolver.realm_id')
@@ -219,7 +220,7 @@ export async function deleteResolver(ctx: Context, name: string): Promise<number
     }
     await trx.deleteFrom('resolver').where('id', '=', row.id).execute();
     await trx.deleteFrom('user_attribute').where('resolver', '=', row.name).execute();
-    return row.id;
+    return { value: row.id, changed: true };
   });
   if (id !== -1) dropStore(ctx, id);
   return id;
@@ -296,9 +297,12 @@ export interface ResolverHandle {
   store: UserStore;
 }
 
-/** The user store of a resolver, opened once and reused while its settings stay the same. */
+/**
+ * The user store of a resolver, opened once and reused while its settings stay the same. The
+ * resolver is looked up in the realm directory (no statement while the realm tables are unchanged).
+ */
 export async function userStore(rt: Runtime, name: string): Promise<ResolverHandle> {
-  const row = await findRow(rt, name);
+  const row = (await realmDirectory(rt)).resolver(name);
   if (!row) throw new UserError(`The resolver '${name}' does not exist!`);
   return userStoreOf(rt, row);
 }

@@ -6,6 +6,7 @@ import type { Context, Runtime } from './context.ts';
 import { ParameterError, PolicyError, UserError } from './errors.ts';
 import { checkLength, LIMITS } from './limits.ts';
 import { defaultRealm, orderedResolvers, realmExists } from './realm.ts';
+import { type DirectoryResolver, realmDirectory } from './realm-directory.ts';
 import { userStore, userStoreOf } from './resolver.ts';
 import { configFlag } from './system-config.ts';
 
@@ -139,25 +140,22 @@ export async function listUsers(ctx: Context, q: ListQuery): Promise<UserListEnt
   const granted = q.realm ? undefined : await grantedRealms(ctx, 'userlist');
   const realms = q.realm
     ? [q.realm.toLowerCase()]
-    : (await ctx.store.db.selectFrom('realm').select('name').execute())
+    : (await realmDirectory(ctx))
+        .realms()
         .map((r) => r.name)
         .filter((r) => !granted || granted.includes(r));
   if (q.realm && !(await realmExists(ctx, q.realm)))
     throw new UserError(`The realm '${q.realm}' does not exist.`);
   const seen = new Set<string>();
   const out: UserListEntry[] = [];
-  const resolverRows = [];
+  const resolverRows: { row: DirectoryResolver; realm: string }[] = [];
   for (const realm of realms)
     for (const row of await orderedResolvers(ctx, realm)) resolverRows.push({ row, realm });
   if (!q.realm && q.resolver) {
     const h = await userStore(ctx, q.resolver);
     if (!resolverRows.some((r) => r.row.id === h.id)) {
-      const row = await ctx.store.db
-        .selectFrom('resolver')
-        .selectAll()
-        .where('id', '=', h.id)
-        .executeTakeFirstOrThrow();
-      resolverRows.push({ row, realm: '' });
+      const row = (await realmDirectory(ctx)).resolvers().find((r) => r.id === h.id);
+      if (row) resolverRows.push({ row, realm: '' });
     }
   }
   for (const { row, realm } of resolverRows) {
