@@ -4,7 +4,9 @@
 // of the CLI acts by virtue of shell access and is never restricted.
 import type { ActionValueOptions, ConditionData, MatchRequest, PolicySet } from '../policy/matcher.ts';
 import { listMatches, userAgentName } from '../policy/matcher.ts';
-import type { Context } from './context.ts';
+import type { Store } from '../store/database.ts';
+import { countersGeneration, REUSE_MS } from './change-counters.ts';
+import type { Caller, Context } from './context.ts';
 import { compiledPolicies } from './policy.ts';
 import { realmsOfResolver } from './realm.ts';
 import { findUser, resolversOfUser, splitLogin } from './user.ts';
@@ -36,6 +38,34 @@ export function targetOf(params: Readonly<Record<string, string>>): Target {
     realm: params.realm || undefined,
     resolver: params.resolver || undefined,
   };
+}
+
+/**
+ * The compiled policies as one request sees them. A request asks several questions (the right of
+ * its endpoint, then the values and realms its service reads: an audit page four), and each
+ * compiledPolicies() call reads the change counters anew; the questions of one caller object —
+ * the HTTP layer makes one per request — share the first read instead, as the validate path's
+ * RequestPolicies does. A local write (the counters' generation moves) ends the sharing, and so
+ * does age, for callers that live longer than a request (tests, tasks).
+ */
+const perCaller = new WeakMap<
+  Caller,
+  { store: Store; generation: number; at: number; set: Promise<PolicySet> }
+>();
+
+function policiesOf(ctx: Context): Promise<PolicySet> {
+  const now = performance.now();
+  const generation = countersGeneration(ctx.store);
+  const hit = perCaller.get(ctx.caller);
+  if (hit && hit.store === ctx.store && hit.generation === generation && now - hit.at < REUSE_MS)
+    return hit.set;
+  const set = compiledPolicies(ctx);
+  const entry = { store: ctx.store, generation, at: now, set };
+  perCaller.set(ctx.caller, entry);
+  set.catch(() => {
+    if (perCaller.get(ctx.caller) === entry) perCaller.delete(ctx.caller);
+  });
+  return set;
 }
 
 function isOperator(ctx: Context): boolean {
@@ -118,7 +148,7 @@ export async function isAllowed(
   facts?: RequestFacts,
 ): Promise<boolean> {
   if (isOperator(ctx)) return true;
-  const set = await compiledPolicies(ctx);
+  const set = await policiesOf(ctx);
   if (!set.hasActive(ctx.caller.role)) return true;
   return set.allowed({ ...(await matchRequest(ctx, set, action, target, facts)), action });
 }
@@ -131,7 +161,7 @@ export async function allow(
   facts?: RequestFacts,
 ): Promise<void> {
   if (isOperator(ctx)) return;
-  const set = await compiledPolicies(ctx);
+  const set = await policiesOf(ctx);
   if (!set.hasActive(ctx.caller.role)) return;
   set.checkAllowed({ ...(await matchRequest(ctx, set, action, target, facts)), action });
 }
@@ -139,7 +169,7 @@ export async function allow(
 /** Whether the caller's scope holds no active policy, so that the caller may do everything. */
 export async function unrestricted(ctx: Context): Promise<boolean> {
   if (isOperator(ctx)) return true;
-  return !(await compiledPolicies(ctx)).hasActive(ctx.caller.role);
+  return !(await policiesOf(ctx)).hasActive(ctx.caller.role);
 }
 
 /**
@@ -153,7 +183,7 @@ export async function actionValues(
   opts: ActionValueOptions = {},
 ): Promise<Map<string, string[]>> {
   if (isOperator(ctx)) return new Map();
-  const set = await compiledPolicies(ctx);
+  const set = await policiesOf(ctx);
   if (!set.hasActive(ctx.caller.role)) return new Map();
   return set.actionValues({ ...(await matchRequest(ctx, set, action, target, undefined)), action }, opts);
 }
@@ -177,7 +207,7 @@ export async function actionValue(
  */
 export async function grantedRealms(ctx: Context, action: string | undefined): Promise<string[] | undefined> {
   if (isOperator(ctx) || ctx.caller.role !== 'admin') return undefined;
-  const set = await compiledPolicies(ctx);
+  const set = await policiesOf(ctx);
   if (!set.hasActive('admin')) return undefined;
   const granting = set.match({
     ...(await matchRequest(ctx, set, action, {}, undefined)),
