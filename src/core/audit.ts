@@ -373,19 +373,46 @@ export async function searchAudit(ctx: Context, asked: AuditQuery): Promise<Audi
   if (pageSize > MAX_PAGE_SIZE) throw new ParameterError(`page_size must be at most ${MAX_PAGE_SIZE}`);
   if (page > MAX_PAGE) throw new ParameterError(`page must be at most ${MAX_PAGE}`);
   const base = applyFilters(rt, rt.store.db.selectFrom('audit'), query);
-  // The count and the page at once (on a server database, two connections).
-  const [countRow, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    base
-      .selectAll()
-      .orderBy('id', query.sortorder === 'asc' ? 'asc' : 'desc')
-      .limit(pageSize)
-      .offset((page - 1) * pageSize)
-      .execute(),
-  ]);
-  const count = Number(countRow.n);
+  const order = query.sortorder === 'asc' ? 'asc' : 'desc';
+  // One statement: the page as a derived table (so that what is joined to it is asked for its rows
+  // only), each row with whether its predecessor exists (missing_line), the oldest id and the count.
+  const rows = await rt.store.db
+    .selectFrom(
+      base
+        .selectAll()
+        .orderBy('id', order)
+        .limit(pageSize)
+        .offset((page - 1) * pageSize)
+        .as('p'),
+    )
+    .selectAll('p')
+    .select((eb) => [
+      eb
+        .exists(
+          eb
+            .selectFrom('audit as pred')
+            .select('pred.id')
+            .where(sql<boolean>`${sql.ref('pred.id')} = ${sql.ref('p.id')} - 1`),
+        )
+        .as('pred_present'),
+      eb
+        .selectFrom('audit as oldest')
+        .select((o) => o.fn.min<number>('oldest.id').as('first_id'))
+        .as('first_id'),
+      base.select((c) => c.fn.countAll<number>().as('n')).as('total'),
+    ])
+    .orderBy('p.id', order)
+    .execute();
+  // A page past the end has no row to carry the count.
+  const count =
+    rows.length > 0
+      ? Number(rows[0]!.total)
+      : Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const firstId = rows.length > 0 ? Number(rows[0]!.first_id) : 0;
   const hidden = new Set(query.restriction?.hiddenColumns ?? []);
-  const records = await toRecords(rt, rows);
+  const records = rows.map(({ pred_present, first_id, total, ...r }) =>
+    toRecord(rt, r, isTrue(pred_present) || r.id === firstId),
+  );
   if (hidden.size) {
     for (const rec of records) for (const col of hidden) delete (rec as Record<string, unknown>)[col];
   }
@@ -397,6 +424,11 @@ export async function searchAudit(ctx: Context, asked: AuditQuery): Promise<Audi
     prev: page > 1 ? page - 1 : null,
     next: page * pageSize < count ? page + 1 : null,
   };
+}
+
+/** A boolean of SQL as the dialects return it: true (PostgreSQL), 1 (SQLite, MySQL), or a text. */
+function isTrue(v: unknown): boolean {
+  return v === true || Number(v) === 1;
 }
 
 /**
