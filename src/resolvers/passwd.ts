@@ -76,10 +76,20 @@ function useridMatcher(pattern: string): ((value: string | undefined) => boolean
   return (v) => v !== undefined && /^-?\d+$/.test(v) && test(Number(v));
 }
 
+const idAndLogin = (userid: string, login: string) => `${userid}\n${login}`;
+
 class PasswdStore implements UserStore {
   readonly editable = false;
   private readonly file: string;
   private users: PasswdUser[] = [];
+  /**
+   * The first entry of each login, of each uid, and of each (uid, login) pair: a lookup is one map
+   * access instead of a scan of the file's lines (thousands of users: about half a millisecond per
+   * login and per token owner on a page). The first entry wins, as it does for getpwnam.
+   */
+  private byLogin = new Map<string, PasswdUser>();
+  private byId = new Map<string, PasswdUser>();
+  private byIdAndLogin = new Map<string, PasswdUser>();
   private stamp = '';
   private checkedAt = 0;
 
@@ -104,25 +114,44 @@ class PasswdStore implements UserStore {
       const u = parsePasswdLine(line);
       if (u) users.push(u);
     }
+    const first = <K>(m: Map<K, PasswdUser>, k: K, u: PasswdUser) => void (m.has(k) || m.set(k, u));
+    const byLogin = new Map<string, PasswdUser>();
+    const byId = new Map<string, PasswdUser>();
+    const byIdAndLogin = new Map<string, PasswdUser>();
+    for (const u of users) {
+      first(byLogin, u.record.username, u);
+      first(byId, u.record.userid, u);
+      first(byIdAndLogin, idAndLogin(u.record.userid, u.record.username), u);
+    }
     this.users = users;
+    this.byLogin = byLogin;
+    this.byId = byId;
+    this.byIdAndLogin = byIdAndLogin;
     this.stamp = stamp;
   }
 
-  private current(): PasswdUser[] {
+  /** Reads the file again when it changed (looked at most every RECHECK_MS). */
+  private refresh(): void {
     const now = Date.now();
     if (now - this.checkedAt >= RECHECK_MS) {
       this.checkedAt = now;
       this.reload();
     }
+  }
+
+  private current(): PasswdUser[] {
+    this.refresh();
     return this.users;
   }
 
   async findByLogin(login: string): Promise<UserRecord | undefined> {
-    return this.current().find((u) => u.record.username === login)?.record;
+    this.refresh();
+    return this.byLogin.get(login)?.record;
   }
 
   async findById(userid: string): Promise<UserRecord | undefined> {
-    return this.current().find((u) => u.record.userid === userid)?.record;
+    this.refresh();
+    return this.byId.get(userid)?.record;
   }
 
   async search(filter: UserSearch, limit: number): Promise<UserRecord[]> {
@@ -142,9 +171,8 @@ class PasswdStore implements UserStore {
   }
 
   async checkPassword(user: UserRecord, password: string): Promise<boolean> {
-    const entry = this.current().find(
-      (u) => u.record.userid === user.userid && u.record.username === user.username,
-    );
+    this.refresh();
+    const entry = this.byIdAndLogin.get(idAndLogin(user.userid, user.username));
     return entry !== undefined && (await verifyCryptHash(entry.hash, password));
   }
 

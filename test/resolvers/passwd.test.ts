@@ -172,6 +172,26 @@ describe('passwdresolver', () => {
     expect(await store.checkPassword({ userid: '9999', username: 'alice' }, 'Hello world!')).toBe(false);
   });
 
+  it('a login or uid given twice: the first entry wins, and each entry checks its own password', async () => {
+    writeFileSync(
+      file,
+      [
+        `alice:${SHA512}:1000:1000:First Alice:/h:/s`,
+        `alice:${BCRYPT}:2000:2000:Second Alice:/h:/s`,
+        `twin:${BCRYPT}:1000:1000:Same uid as the first alice:/h:/s`,
+      ].join('\n'),
+    );
+    const store = open();
+    expect(await store.findByLogin('alice')).toMatchObject({ userid: '1000', givenname: 'First' });
+    expect(await store.findById('1000')).toMatchObject({ username: 'alice', givenname: 'First' });
+    expect(await store.findById('2000')).toMatchObject({ username: 'alice', givenname: 'Second' });
+    expect(await store.checkPassword({ userid: '1000', username: 'alice' }, 'Hello world!')).toBe(true);
+    expect(await store.checkPassword({ userid: '2000', username: 'alice' }, 'pässwörd')).toBe(true);
+    expect(await store.checkPassword({ userid: '2000', username: 'alice' }, 'Hello world!')).toBe(false);
+    expect(await store.checkPassword({ userid: '1000', username: 'twin' }, 'pässwörd')).toBe(true);
+    expect(await store.checkPassword({ userid: '1000', username: 'twin' }, 'Hello world!')).toBe(false);
+  });
+
   it('search with * wildcards (case-insensitive) and limit', async () => {
     const store = open();
     const names = async (filter: Record<string, string>, limit = 100) =>
