@@ -16,27 +16,54 @@ export function pythonJsonDumps(value: unknown): string {
     case 'object': {
       if (Array.isArray(value)) return `[${value.map(pythonJsonDumps).join(', ')}]`;
       if (value instanceof Date) return pythonString(value.toISOString());
-      const entries = Object.entries(value as Record<string, unknown>)
-        .filter(([, v]) => v !== undefined && typeof v !== 'function')
-        .sort(([a], [b]) => compareCodePoints(a, b));
-      return `{${entries.map(([k, v]) => `${pythonString(k)}: ${pythonJsonDumps(v)}`).join(', ')}}`;
+      return pythonJsonObject(pythonJsonMembers(value as Record<string, unknown>));
     }
     default:
       return 'null';
   }
 }
 
-/** Python sorts str keys by code point; JS `<` compares UTF-16 units, which differs above U+FFFF. */
-function compareCodePoints(a: string, b: string): number {
-  const ai = a[Symbol.iterator]();
-  const bi = b[Symbol.iterator]();
-  for (;;) {
-    const x = ai.next();
-    const y = bi.next();
-    if (x.done || y.done) return x.done === y.done ? 0 : x.done ? -1 : 1;
-    const d = (x.value.codePointAt(0) ?? 0) - (y.value.codePointAt(0) ?? 0);
-    if (d !== 0) return d;
+/** An object's members with their values serialised (undefined and function values left out). */
+export function pythonJsonMembers(obj: Record<string, unknown>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, v] of Object.entries(obj)) {
+    if (v !== undefined && typeof v !== 'function') out.push([k, pythonJsonDumps(v)]);
   }
+  return out;
+}
+
+/**
+ * An object from members whose values are serialised already (pythonJsonMembers), keys sorted:
+ * a caller that writes one object twice with one more member (a signed answer) serialises each
+ * value once. The keys must be distinct.
+ */
+export function pythonJsonObject(members: readonly (readonly [string, string])[]): string {
+  const sorted = [...members].sort(([a], [b]) => compareCodePoints(a, b));
+  let out = '{';
+  for (let i = 0; i < sorted.length; i++) {
+    const [k, v] = sorted[i]!;
+    out += `${i > 0 ? ', ' : ''}${pythonString(k)}: ${v}`;
+  }
+  return `${out}}`;
+}
+
+/**
+ * Python sorts str keys by code point; JS `<` compares UTF-16 units, which differs above U+FFFF
+ * (a surrogate, D800–DFFF, against a unit of E000–FFFF). At the first differing unit, surrogates
+ * are moved above and E000–FFFF below them, which is code-point order.
+ */
+function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  return unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit;
 }
 
 const SHORT_ESCAPES: Record<string, string> = {

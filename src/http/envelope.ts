@@ -1,7 +1,7 @@
 // Every JSON answer: privacyIDEA's envelope (reference 1.1, 1.2), serialised like Python's
 // json.dumps(sort_keys=True) and, when enabled, signed with the server's RSA key.
 import { AuthsrvError } from '../core/errors.ts';
-import { pythonJsonDumps } from '../crypto/python-json.ts';
+import { pythonJsonDumps, pythonJsonMembers, pythonJsonObject } from '../crypto/python-json.ts';
 import type { Signer } from '../crypto/signer.ts';
 import { API_LEVEL, VERSION } from '../version.ts';
 
@@ -71,7 +71,9 @@ export async function serialise(
   nonce: unknown,
 ): Promise<string> {
   if (!signer) return pythonJsonDumps(envelope);
-  const body = nonce === undefined ? envelope : { ...envelope, nonce };
-  const signature = await signer.signAsync(pythonJsonDumps(body));
-  return pythonJsonDumps({ ...body, signature });
+  // The members are serialised once for the signed text and the answer, which adds the signature.
+  const members = pythonJsonMembers(nonce === undefined ? envelope : { ...envelope, nonce });
+  const signature = await signer.signAsync(pythonJsonObject(members));
+  const unsigned = members.filter(([k]) => k !== 'signature');
+  return pythonJsonObject([...unsigned, ['signature', pythonJsonDumps(signature)]]);
 }

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { pythonJsonDumps } from '../../src/crypto/python-json.ts';
+import { pythonJsonDumps, pythonJsonMembers, pythonJsonObject } from '../../src/crypto/python-json.ts';
 
 /** json.dumps(json.loads(text), sort_keys=True) for every text, computed by python3 itself. */
 function pythonDumps(texts: string[]): string[] {
@@ -99,5 +99,35 @@ describe('pythonJsonDumps', () => {
   it('leaves out undefined members like JSON.stringify and Python never sees them', () => {
     expect(pythonJsonDumps({ a: undefined, b: 1 })).toBe('{"b": 1}');
     expect(pythonJsonDumps([undefined])).toBe('[null]');
+  });
+});
+
+describe('pythonJsonObject: an object from members serialised once', () => {
+  it('is the text pythonJsonDumps writes for the object with one more member', () => {
+    const body = JSON.parse(TEXTS[TEXTS.length - 1]!) as Record<string, unknown>;
+    const extra = {
+      ...body,
+      '😀': 'astral',
+      '\uffff': 'last BMP',
+      nonce: 'n',
+      signature: 'rsa_sha256_pss:ab',
+    };
+    const members = pythonJsonMembers({ ...body, '😀': 'astral', '\uffff': 'last BMP', nonce: 'n' });
+    expect(pythonJsonObject(members)).toBe(
+      pythonJsonDumps({ ...body, '😀': 'astral', '\uffff': 'last BMP', nonce: 'n' }),
+    );
+    expect(pythonJsonObject([...members, ['signature', pythonJsonDumps('rsa_sha256_pss:ab')]])).toBe(
+      pythonJsonDumps(extra),
+    );
+  });
+
+  it('leaves out undefined and function members; sorts the members it is given', () => {
+    expect(pythonJsonMembers({ a: 1, b: undefined, c: () => 1 })).toEqual([['a', '1']]);
+    expect(
+      pythonJsonObject([
+        ['b', '1'],
+        ['a', '"x"'],
+      ]),
+    ).toBe('{"a": "x", "b": 1}');
   });
 });
