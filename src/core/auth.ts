@@ -1,7 +1,8 @@
 // /auth: checks credentials, issues the HS256 JWT privacyIDEA clients expect, and verifies it on
 // every protected request.
 import { randomBytes } from 'node:crypto';
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { errors as joseErrors, SignJWT } from 'jose';
+import { verifiedClaims } from '../crypto/jwt-verify.ts';
 import { menusFor } from '../policy/admin-actions.ts';
 import { verifyAdmin } from './admin.ts';
 import type { Caller, Role, Runtime } from './context.ts';
@@ -187,11 +188,7 @@ export async function verifyJwt(
     throw new AuthError('Authentication failure. Missing Authorization header.', AuthCode.MissingAuthHeader);
   let claims: Record<string, unknown>;
   try {
-    ({ payload: claims } = await jwtVerify(token, rt.keys.jwtSecret, {
-      algorithms: ['HS256'],
-      currentDate: rt.clock(),
-      requiredClaims: ['exp'],
-    }));
+    claims = await verifiedClaims(rt.keys.jwtSecret, token, rt.clock());
   } catch (e) {
     if (e instanceof joseErrors.JWTExpired) {
       throw new AuthError(

@@ -1,9 +1,10 @@
 // The authentication and authorization policies of /validate (reference 4.1, 4.2.1, 4.2.3): the
 // lookups for the user of a request, and the rules that need more than a lookup (realm rewrites,
 // mangle, the audit-counted limits, last_auth, the API key, the authorization post-checks).
-import { jwtVerify } from 'jose';
+
 import { sql } from 'kysely';
 import { parseDuration } from '../config/duration.ts';
+import { verifiedClaims } from '../crypto/jwt-verify.ts';
 import type { MatchRequest, PolicySet } from '../policy/matcher.ts';
 import type { Runtime } from './context.ts';
 import { PolicyError } from './errors.ts';
@@ -139,13 +140,7 @@ export async function requireApiKey(
   let role: unknown;
   try {
     if (!authorization) throw new Error('missing');
-    ({
-      payload: { role },
-    } = await jwtVerify(authorization, rt.keys.jwtSecret, {
-      algorithms: ['HS256'],
-      currentDate: rt.clock(),
-      requiredClaims: ['exp'],
-    }));
+    ({ role } = await verifiedClaims(rt.keys.jwtSecret, authorization, rt.clock()));
   } catch {
     throw new PolicyError('No valid API key was passed.');
   }
