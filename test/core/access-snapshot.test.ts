@@ -1,9 +1,3 @@
-// The policies one request sees (src/core/access.ts): the questions a caller object asks — the
-// right of the endpoint, then the values and realms its service reads — share one read of the
-// change counters, and a change is never hidden from a caller for long: a local write ends the
-// sharing at once, a change on another node reaches a new caller at once and a kept caller
-// after REUSE_MS at the latest.
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { actionValues, grantedRealms, isAllowed } from '../../src/core/access.ts';
@@ -19,27 +13,12 @@ import { setPolicy } from '../../src/core/policy.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { readsOf, recordSql } from '../helpers/sql-recorder.ts';
 
 /** Counts the statements of a runtime's store that read the `meta` table (the change counters). */
 function countMetaReads(rt: Runtime): () => number {
-  let seen: string[] = [];
-  const original = rt.store.db;
-  const executor = original.getExecutor();
-  const plugin: KyselyPlugin = {
-    transformQuery(args: PluginTransformQueryArgs) {
-      seen.push(executor.compileQuery(args.node, args.queryId).sql);
-      return args.node;
-    },
-    async transformResult(args: PluginTransformResultArgs) {
-      return args.result;
-    },
-  };
-  rt.store.db = original.withPlugin(plugin);
-  return () => {
-    const n = seen.filter((q) => /^select/i.test(q) && /from ["`]meta["`]/.test(q)).length;
-    seen = [];
-    return n;
-  };
+  const sql = recordSql(rt);
+  return () => readsOf(sql.take(), 'meta');
 }
 
 const admin = (): Caller => ({

@@ -1,9 +1,3 @@
-// The realm directory (issue 6, speed of /validate/check): the realms and resolvers kept in memory,
-// rebuilt only when the `realm_version` counter in `meta` moved. Every write of the tables `realm`,
-// `realm_resolver` and `resolver` moves it, so a second node on the same database (its own pool
-// and caches) sees realm, resolver, priority and default-realm changes; and lookups on a node where
-// nothing changed issue no statement on the realm tables.
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REALM_VERSION_ROW, readCounters } from '../../src/core/change-counters.ts';
@@ -22,66 +16,12 @@ import { openRuntime } from '../../src/core/runtime.ts';
 import { findUser, resolversOfUser, splitLogin } from '../../src/core/user.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { holdStatements, recordSql } from '../helpers/sql-recorder.ts';
 import { writePasswdFile } from '../helpers/user-stores.ts';
 
 const REALM_TABLES = /\b(from|join|into|update)\s+["`](realm|realm_resolver|resolver)["`]/i;
 
-/** Records the SQL of every statement of a runtime's store. */
-function recordSql(rt: Runtime): { take(): string[] } {
-  let seen: string[] = [];
-  const original = rt.store.db;
-  const executor = original.getExecutor();
-  const plugin: KyselyPlugin = {
-    transformQuery(args: PluginTransformQueryArgs) {
-      seen.push(executor.compileQuery(args.node, args.queryId).sql);
-      return args.node;
-    },
-    async transformResult(args: PluginTransformResultArgs) {
-      return args.result;
-    },
-  };
-  rt.store.db = original.withPlugin(plugin);
-  return {
-    take() {
-      const out = seen;
-      seen = [];
-      return out;
-    },
-  };
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Holds the answers of the directory's read of the `realm` table (issued until `stop`) until `release`. */
-function holdDirectoryLoad(rt: Runtime): { holding(): boolean; stop(): void; release(): void } {
-  let release = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const ids = new Set<unknown>();
-  let active = true;
-  const original = rt.store.db;
-  const executor = original.getExecutor();
-  const plugin: KyselyPlugin = {
-    transformQuery(args: PluginTransformQueryArgs) {
-      const { sql } = executor.compileQuery(args.node, args.queryId);
-      if (active && /^select .* from ["`]realm["`] order by/i.test(sql)) ids.add(args.queryId);
-      return args.node;
-    },
-    async transformResult(args: PluginTransformResultArgs) {
-      if (ids.has(args.queryId)) await held;
-      return args.result;
-    },
-  };
-  rt.store.db = original.withPlugin(plugin);
-  return {
-    holding: () => ids.size > 0,
-    stop() {
-      active = false;
-    },
-    release,
-  };
-}
 
 describe.each(testDialects())('the realm directory on %s', (dialect) => {
   let a: TestRuntime;
@@ -356,7 +296,7 @@ describe.each(testDialects())('the realm directory on %s', (dialect) => {
   it('hands out no load begun before a local write', async () => {
     await saveResolver(a.ctx, 'res1', passwd(files.one));
     // A directory load whose realm rows arrive only after the next write has committed.
-    const gate = holdDirectoryLoad(a.rt);
+    const gate = holdStatements(a.rt, /^select .* from ["`]realm["`] order by/i);
     const before = realmExists(a.rt, 'r1');
     while (!gate.holding()) await sleep(5);
     gate.stop();

@@ -1,8 +1,3 @@
-// The system configuration kept in memory (issue 6, speed of /validate/check): every write of the
-// `config` table moves the `config_version` counter in `meta`, and a node reloads its snapshot
-// only when that counter moved, here or on another node sharing the database. One check reads
-// both change counters (policies and configuration) with one statement and no `config` row.
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -27,71 +22,23 @@ import { check } from '../../src/core/validate.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { holdStatements, readsOf, recordSql } from '../helpers/sql-recorder.ts';
 
 const KEY = '3132333435363738393031323334353637383930';
 const CLIENT = '10.0.0.1';
 
 /** Counts the statements of a runtime's store that read the `meta` and `config` tables. */
 function countReads(rt: Runtime): { take(): { meta: number; config: number; sql: string[] } } {
-  let seen: string[] = [];
-  const original = rt.store.db;
-  const executor = original.getExecutor();
-  const plugin: KyselyPlugin = {
-    transformQuery(args: PluginTransformQueryArgs) {
-      seen.push(executor.compileQuery(args.node, args.queryId).sql);
-      return args.node;
-    },
-    async transformResult(args: PluginTransformResultArgs) {
-      return args.result;
-    },
-  };
-  rt.store.db = original.withPlugin(plugin);
-  const reads = (table: string) =>
-    seen.filter((q) => /^select/i.test(q) && new RegExp(`from ["\`]${table}["\`]`).test(q)).length;
+  const recorded = recordSql(rt);
   return {
     take() {
-      const out = { meta: reads('meta'), config: reads('config'), sql: seen };
-      seen = [];
-      return out;
+      const sql = recorded.take();
+      return { meta: readsOf(sql, 'meta'), config: readsOf(sql, 'config'), sql };
     },
   };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Holds the answer of the snapshot's read of all `config` rows (issued until `stop`) until
- * `release`, so that a write can commit while that read is in flight.
- */
-function holdSnapshotRows(rt: Runtime): { holding(): boolean; stop(): void; release(): void } {
-  let release = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const ids = new Set<unknown>();
-  let active = true;
-  const original = rt.store.db;
-  const executor = original.getExecutor();
-  const plugin: KyselyPlugin = {
-    transformQuery(args: PluginTransformQueryArgs) {
-      const { sql } = executor.compileQuery(args.node, args.queryId);
-      if (active && /^select .* from ["`]config["`]$/i.test(sql)) ids.add(args.queryId);
-      return args.node;
-    },
-    async transformResult(args: PluginTransformResultArgs) {
-      if (ids.has(args.queryId)) await held;
-      return args.result;
-    },
-  };
-  rt.store.db = original.withPlugin(plugin);
-  return {
-    holding: () => ids.size > 0,
-    stop() {
-      active = false;
-    },
-    release,
-  };
-}
 
 const metaRow = (rt: Runtime, name: string) =>
   rt.store.db.selectFrom('meta').select('value').where('name', '=', name).executeTakeFirst();
@@ -223,7 +170,7 @@ describe.each(testDialects())('the configuration cache on %s', (dialect) => {
   it('hands out no read begun before a local write', async () => {
     await setConfig(a.ctx, [{ key: 'x.warm', value: '1' }]);
     // A snapshot read whose rows arrive only after the next write has committed.
-    const gate = holdSnapshotRows(a.rt);
+    const gate = holdStatements(a.rt, /^select .* from ["`]config["`]$/i);
     const before = configFlag(a.rt, 'AutoResync', false);
     while (!gate.holding()) await sleep(5);
     gate.stop();
