@@ -42,54 +42,28 @@ export interface RealmView {
   resolver: RealmResolverView[];
 }
 
-async function realmResolvers(rt: Runtime, realmIds: number[]): Promise<Map<number, RealmResolverView[]>> {
-  const out = new Map<number, RealmResolverView[]>();
-  if (realmIds.length === 0) return out;
-  const rows = await rt.store.db
-    .selectFrom('realm_resolver')
-    .innerJoin('resolver', 'resolver.id', 'realm_resolver.resolver_id')
-    .select([
-      'realm_resolver.realm_id',
-      'resolver.name',
-      'resolver.type',
-      'realm_resolver.priority',
-      'realm_resolver.position',
-      'realm_resolver.node',
-      'resolver.id',
-    ])
-    .where('realm_resolver.realm_id', 'in', realmIds)
-    .execute();
-  rows.sort((a, b) => (a.priority ?? NO_PRIORITY) - (b.priority ?? NO_PRIORITY) || a.position - b.position);
-  for (const r of rows) {
-    const list = out.get(r.realm_id) ?? [];
-    list.push({ name: r.name, type: r.type, priority: r.priority, node: r.node });
-    out.set(r.realm_id, list);
-  }
-  return out;
-}
-
+/** Every realm with its resolvers (those of every node, in the order they are asked), by name. */
 export async function listRealms(rt: Runtime): Promise<Record<string, RealmView>> {
-  const realms = await rt.store.db.selectFrom('realm').selectAll().orderBy('name').execute();
-  const resolvers = await realmResolvers(
-    rt,
-    realms.map((r) => r.id),
-  );
+  const realms = (await realmDirectory(rt))
+    .realms()
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const out: Record<string, RealmView> = {};
-  for (const r of realms)
-    out[r.name] = { id: r.id, default: r.is_default === 1, resolver: resolvers.get(r.id) ?? [] };
+  for (const r of realms) {
+    out[r.name] = {
+      id: r.id,
+      default: r.isDefault,
+      resolver: r.resolvers.map(({ name, type, priority, node }) => ({ name, type, priority, node })),
+    };
+  }
   return out;
 }
 
 /** The names of the realms that contain a resolver. */
 export async function realmsOfResolver(rt: Runtime, resolver: string): Promise<string[]> {
-  const rows = await rt.store.db
-    .selectFrom('realm_resolver')
-    .innerJoin('resolver', 'resolver.id', 'realm_resolver.resolver_id')
-    .innerJoin('realm', 'realm.id', 'realm_resolver.realm_id')
-    .select('realm.name')
-    .where('resolver.name', '=', resolver)
-    .execute();
-  return [...new Set(rows.map((r) => r.name))];
+  return (await realmDirectory(rt))
+    .realms()
+    .filter((r) => r.resolvers.some((x) => x.name === resolver))
+    .map((r) => r.name);
 }
 
 /** GET /realm/: the realms, narrowed to those of the caller's admin policies when they name realms. */

@@ -723,30 +723,26 @@ async function writeBatch(
         .execute();
       for (const r of rows) ids.set(r.serial, r.id);
     }
-    const tokenRealmIds =
-      realms.length === 0
-        ? []
-        : (
-            await trx
-              .selectFrom('realm')
-              .select('id')
-              .where(
-                'name',
-                'in',
-                realms.map((r) => r.toLowerCase()),
-              )
-              .execute()
-          ).map((r) => r.id);
+    // The ids of the import's realms and of the owners' realms, in one query.
     const ownerRealms = [...new Set(batch.flatMap((n) => (n.owner ? [n.owner.realm] : [])))];
-    const ownerRealmIds = new Map<string, number>();
-    if (ownerRealms.length > 0) {
+    const realmNames = [...new Set([...realms.map((r) => r.toLowerCase()), ...ownerRealms])];
+    const realmIds = new Map<string, number>();
+    if (realmNames.length > 0) {
       const rows = await trx
         .selectFrom('realm')
         .select(['id', 'name'])
-        .where('name', 'in', ownerRealms)
+        .where('name', 'in', realmNames)
         .execute();
-      for (const r of rows) ownerRealmIds.set(r.name, r.id);
+      for (const r of rows) realmIds.set(r.name, r.id);
     }
+    const tokenRealmIds = [
+      ...new Set(
+        realms.flatMap((r) => {
+          const id = realmIds.get(r.toLowerCase());
+          return id === undefined ? [] : [id];
+        }),
+      ),
+    ];
     const infos: Insertable<TokenInfoTable>[] = [];
     const links: Insertable<TokenRealmTable>[] = [];
     const owners: Insertable<TokenOwnerTable>[] = [];
@@ -756,7 +752,7 @@ async function writeBatch(
       for (const [key, value] of Object.entries(n.info)) infos.push({ token_id: id, key, value, type: '' });
       for (const realmId of tokenRealmIds) links.push({ token_id: id, realm_id: realmId });
       if (n.owner) {
-        const realmId = ownerRealmIds.get(n.owner.realm);
+        const realmId = realmIds.get(n.owner.realm);
         if (realmId === undefined) throw new Error(`the realm ${n.owner.realm} was not found`);
         owners.push({ token_id: id, resolver: n.owner.resolver, user_id: n.owner.userId, realm_id: realmId });
         if (!tokenRealmIds.includes(realmId)) links.push({ token_id: id, realm_id: realmId });
