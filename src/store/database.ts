@@ -108,6 +108,25 @@ export function statementCache(sqlite: BetterSqlite3.Database, size = 512): Sqli
   };
 }
 
+/**
+ * Switches the file to WAL mode. That needs the file alone for a moment, and when another process
+ * opening the same new file holds it then, SQLite can answer BUSY at once without waiting through
+ * its busy handler; so the switch is retried (at start-up only, blocking) for up to 10 s.
+ */
+function enableWal(sqlite: BetterSqlite3.Database): void {
+  const deadline = Date.now() + 10_000;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      sqlite.pragma('journal_mode = WAL');
+      return;
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw e;
+      Atomics.wait(pause, 0, 0, 20);
+    }
+  }
+}
+
 /** The SQLite file of a store, to serialise migrations of one file within this process. */
 const sqliteFiles = new WeakMap<Kysely<Database>, string>();
 const migrationsRunning = new Map<string, Promise<unknown>>();
@@ -150,7 +169,7 @@ export async function openDatabase(url: string, baseDir = process.cwd()): Promis
     // The busy timeout first: switching a new database to WAL needs a moment of exclusive access,
     // which another process opening the same file at the same time may hold.
     sqlite.pragma('busy_timeout = 10000');
-    sqlite.pragma('journal_mode = WAL');
+    enableWal(sqlite);
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     const db = new Kysely<Database>({
