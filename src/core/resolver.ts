@@ -153,15 +153,35 @@ export async function getResolver(ctx: Context, name: string): Promise<Record<st
   return row ? { [row.name]: censoredView(row.name, row.type, row.config) } : {};
 }
 
-/** Creates or updates a resolver; returns its id. */
+export interface SavedResolver {
+  id: number;
+  /** Settings of the saved resolver that are accepted but have no effect, one sentence each. */
+  warnings: string[];
+}
+
+/** The resolver type's sentences about settings that are accepted but have no effect. */
+function settingWarnings(kind: ResolverKind, settings: ResolverSettings): string[] {
+  return kind.warnings?.(settings) ?? [];
+}
+
+/** A test's description with the warnings about settings without effect appended. */
+function withWarnings(description: string, warnings: string[]): string {
+  if (warnings.length === 0) return description;
+  const text = description.trim();
+  const sentence = text === '' || /[.!?]$/.test(text) ? text : `${text}.`;
+  return [sentence, ...warnings].filter((t) => t !== '').join(' ');
+}
+
+/** Creates or updates a resolver; returns its id and the warnings about its settings. */
 export async function saveResolver(
   ctx: Context,
   name: string,
   params: Record<string, string>,
-): Promise<number> {
+): Promise<SavedResolver> {
   checkName(name);
   const now = ctx.clock().toISOString();
-  return writeRealmTables(ctx.store, async (trx) => {
+  let warnings: string[] = [];
+  const id = await writeRealmTables(ctx.store, async (trx) => {
     const existing = (await trx.selectFrom('resolver').selectAll().execute()).find(
       (r) => r.name.toLowerCase() === name.toLowerCase(),
     );
@@ -177,6 +197,7 @@ export async function saveResolver(
       ? parseStored(ctx, existing.config)
       : { settings: {}, secrets: new Set<string>() };
     const merged = mergeSettings(kind, params, before.settings, before.secrets);
+    warnings = settingWarnings(kind, merged.settings);
     const config = seal(ctx, merged.settings, merged.secrets);
     // All settings share one TEXT column; MariaDB holds 65 535 bytes there.
     if (Buffer.byteLength(config, 'utf8') > TEXT_COLUMN_BYTES) {
@@ -200,6 +221,7 @@ export async function saveResolver(
       .executeTakeFirstOrThrow();
     return { value: row.id, changed: true };
   });
+  return { id, warnings };
 }
 
 /** Deletes a resolver; -1 when there is none of that name (privacyIDEA's answer). */
@@ -228,7 +250,7 @@ export async function deleteResolver(ctx: Context, name: string): Promise<number
 
 /**
  * Tries settings without saving them. With `resolver=<name>` of a stored resolver, __CENSORED__
- * secrets are taken from it.
+ * secrets are taken from it. The warnings about settings without effect end the description.
  */
 export async function testResolver(ctx: Context, params: Record<string, string>): Promise<TestResult> {
   const type = params.type;
@@ -240,11 +262,14 @@ export async function testResolver(ctx: Context, params: Record<string, string>)
     if (row && row.type === type) base = parseStored(ctx, row.config);
   }
   const { settings } = mergeSettings(kind, params, base.settings, base.secrets);
+  const warnings = settingWarnings(kind, settings);
+  let result: TestResult;
   try {
-    return await kind.test(settings, { log: ctx.log, clock: ctx.clock });
+    result = await kind.test(settings, { log: ctx.log, clock: ctx.clock });
   } catch (e) {
-    return { value: false, description: (e as Error).message };
+    result = { value: false, description: (e as Error).message };
   }
+  return { ...result, description: withWarnings(result.description, warnings) };
 }
 
 interface OpenStore {

@@ -12,7 +12,9 @@
 //
 // LDAPURI is a server pool: servers are tried in the given order, one that cannot be reached (or
 // does not answer within TIMEOUT) is skipped for SERVERPOOL_SKIP seconds (privacyIDEA's default 30),
-// unless every server is skipped, then all are tried again.
+// unless every server is skipped, then all are tried again. SERVERPOOL_ROUNDS, _STRATEGY and
+// _PERSISTENT, KEYTABFILE and the group settings are accepted and not used; ignoredSettings names
+// the ones whose value asks for something else, and saving or testing such a resolver warns.
 //
 // Time limits: connecting (TCP, TLS, StartTLS, the service bind) must finish within TIMEOUT; every
 // LDAP request (each page of a search) must be answered within TIMEOUT. A dead or hung server
@@ -1244,6 +1246,50 @@ class LdapStore implements UserStore {
   }
 }
 
+// --- settings without effect -----------------------------------------------------------------------
+
+const GROUPS_UNSUPPORTED = 'group lookups are not supported, users get no group memberships';
+const POOL_IN_ORDER = 'servers are always tried in the given order (as with FIRST)';
+
+/**
+ * privacyIDEA settings accepted so that its configurations import unchanged, but not implemented:
+ * when a value asks for something else than authsrv does, `ignoredSettings` names it. Empty values,
+ * privacyIDEA's defaults (SERVERPOOL_ROUNDS 2, SERVERPOOL_STRATEGY ROUND_ROBIN, the rest empty or
+ * False) and values that ask for what authsrv does anyway are not named: servers are tried in order,
+ * each once per connection (FIRST, ROUNDS 1), and a pool's skipped servers are remembered for the
+ * life of the resolver (SERVERPOOL_PERSISTENT True), so SERVERPOOL_PERSISTENT is never named.
+ */
+const IGNORED_SETTINGS: Record<string, { ignored: (value: string) => boolean; why: string }> = {
+  KEYTABFILE: { ignored: (v) => v !== '', why: 'Kerberos/SASL binds are not supported' },
+  SERVERPOOL_ROUNDS: {
+    ignored: (v) => v !== '' && !['1', '2'].includes(String(Number(v))),
+    why: 'each server of LDAPURI is tried once per connection, in the given order',
+  },
+  SERVERPOOL_STRATEGY: {
+    ignored: (v) => v !== '' && !['ROUND_ROBIN', 'FIRST'].includes(v.toUpperCase()),
+    why: POOL_IN_ORDER,
+  },
+  group_name_attribute: { ignored: (v) => v !== '', why: GROUPS_UNSUPPORTED },
+  group_base_dn: { ignored: (v) => v !== '', why: GROUPS_UNSUPPORTED },
+  group_search_filter: { ignored: (v) => v !== '', why: GROUPS_UNSUPPORTED },
+  group_attribute_mapping_key: { ignored: (v) => v !== '', why: GROUPS_UNSUPPORTED },
+  recursive_group_search: {
+    ignored: (v) => ['1', 'true', 'True', 'TRUE'].includes(v),
+    why: GROUPS_UNSUPPORTED,
+  },
+};
+
+/** One sentence for every setting that is accepted but has no effect with its value. */
+export function ignoredSettings(settings: ResolverSettings): string[] {
+  const out: string[] = [];
+  for (const [key, rule] of Object.entries(IGNORED_SETTINGS)) {
+    if (rule.ignored((settings[key] ?? '').trim())) {
+      out.push(`LDAP setting ${key} is accepted but not used: ${rule.why}.`);
+    }
+  }
+  return out;
+}
+
 // --- the kind --------------------------------------------------------------------------------------
 
 const spec = (
@@ -1298,9 +1344,13 @@ export const ldapResolver: ResolverKind = {
     SERVERPOOL_SKIP: spec('int', 'Seconds an unreachable server of the pool is skipped', { default: '30' }),
     // privacyIDEA settings accepted so that its configurations import unchanged, but not used:
     // Kerberos (KEYTABFILE), the other pool strategies, and group lookups are not implemented.
+    // Saving or testing a resolver that sets them warns (ignoredSettings).
     KEYTABFILE: spec('string', 'Accepted for compatibility; not used (SASL Kerberos is not supported)'),
-    SERVERPOOL_ROUNDS: spec('int', 'Accepted for compatibility; not used'),
-    SERVERPOOL_PERSISTENT: spec('bool', 'Accepted for compatibility; not used'),
+    SERVERPOOL_ROUNDS: spec('int', 'Accepted for compatibility; not used (each server is tried once)'),
+    SERVERPOOL_PERSISTENT: spec(
+      'bool',
+      'Accepted for compatibility; not used (skipped servers are always remembered, as with True)',
+    ),
     SERVERPOOL_STRATEGY: spec('string', 'Accepted for compatibility; not used (servers are tried in order)'),
     group_name_attribute: spec('string', 'Accepted for compatibility; not used'),
     group_base_dn: spec('string', 'Accepted for compatibility; not used'),
@@ -1315,6 +1365,7 @@ export const ldapResolver: ResolverKind = {
   validate(settings) {
     parseConfig(settings);
   },
+  warnings: ignoredSettings,
   open: (settings, env) => new LdapStore(parseConfig(settings), env),
   async test(settings: ResolverSettings, env: StoreEnvironment): Promise<TestResult> {
     let store: LdapStore | undefined;

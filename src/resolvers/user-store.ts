@@ -73,4 +73,9 @@ export interface ResolverKind {
   open(settings: ResolverSettings, env: StoreEnvironment): UserStore;
   /** Tries the settings without saving them. */
   test(settings: ResolverSettings, env: StoreEnvironment): Promise<TestResult>;
+  /**
+   * Settings that are accepted (so that privacyIDEA configurations import unchanged) but have no
+   * effect with these values: one sentence each, naming the setting and why. Never refuses anything.
+   */
+  warnings?(settings: ResolverSettings): string[];
 }

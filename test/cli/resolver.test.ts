@@ -209,6 +209,57 @@ describe('authsrv resolver test and input errors', () => {
     ]);
   });
 
+  it('warns on stderr about LDAP settings that are accepted but not used, and in the test description', async () => {
+    const ldap = ['--type', 'ldapresolver', 'LDAPURI=ldap://127.0.0.1:9', 'LDAPBASE=dc=example,dc=org'];
+    const set = await c.run([
+      'resolver',
+      'set',
+      'corp',
+      ...ldap,
+      'KEYTABFILE=/etc/krb5.keytab',
+      'SERVERPOOL_STRATEGY=ROUND_ROBIN',
+      'group_base_dn=ou=groups,dc=example,dc=org',
+    ]);
+    expect(set).toEqual({
+      code: 0,
+      stdout: "Resolver 'corp' created.\n",
+      stderr:
+        'warning: LDAP setting KEYTABFILE is accepted but not used: Kerberos/SASL binds are not supported.\n' +
+        'warning: LDAP setting group_base_dn is accepted but not used: group lookups are not supported, users get no group memberships.\n',
+    });
+    // The warnings are about the stored settings, also those the update does not name.
+    const update = await c.run(['resolver', 'set', 'corp', ...ldap, 'group_base_dn=']);
+    expect(update.stderr).toBe(
+      'warning: LDAP setting KEYTABFILE is accepted but not used: Kerberos/SASL binds are not supported.\n',
+    );
+    expect(await c.run(['resolver', 'set', 'corp', ...ldap, 'KEYTABFILE='])).toEqual({
+      code: 0,
+      stdout: "Resolver 'corp' updated.\n",
+      stderr: '',
+    });
+
+    // A failed test keeps its reason and ends with the warnings.
+    const test = await c.run([
+      'resolver',
+      'test',
+      ...ldap,
+      '--resolver',
+      'corp',
+      'SERVERPOOL_STRATEGY=RANDOM',
+    ]);
+    expect(test.code).toBe(1);
+    expect(test.stdout).toMatch(
+      /^LDAP server unreachable: .+\. LDAP setting SERVERPOOL_STRATEGY is accepted but not used: servers are always tried in the given order \(as with FIRST\)\.\n$/,
+    );
+    const json = JSON.parse((await c.run(['resolver', 'test', ...ldap, 'KEYTABFILE=/k', '--json'])).stdout);
+    expect(json).toEqual({
+      value: false,
+      description: expect.stringMatching(
+        /\. LDAP setting KEYTABFILE is accepted but not used: Kerberos\/SASL binds are not supported\.$/,
+      ),
+    });
+  });
+
   it('refuses bad input with a one-line error and changes nothing', async () => {
     const set = (name: string, ...rest: string[]) => c.run(['resolver', 'set', name, ...rest]);
     expect(expectOneLineError(await set('x', '--type', 'nosuchresolver'))).toMatch(

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ScimServer, startScimServer } from '../../scripts/fixtures/scim-server.ts';
 import {
   BASE_DN,
@@ -250,6 +250,49 @@ describe.each(testDialects())('/resolver on %s', (dialect) => {
     expect(refused.json.result.error.code).toBe(4031);
     ok(await s.call('DELETE', '/realm/ldaprealm', {}, admin));
     ok(await s.call('DELETE', '/resolver/ldap1', {}, admin));
+  });
+
+  it('logs LDAP settings that are accepted but not used, and ends the test description with them', async () => {
+    const params = {
+      type: 'ldapresolver',
+      LDAPURI: slapd.url,
+      LDAPBASE: BASE_DN,
+      BINDDN: READER_DN,
+      BINDPW: READER_PASSWORD,
+      LDAPSEARCHFILTER: '(uid=*)(objectClass=inetOrgPerson)',
+      KEYTABFILE: '/etc/krb5.keytab',
+      SERVERPOOL_ROUNDS: '2',
+      SERVERPOOL_STRATEGY: 'ROUND_ROBIN',
+    };
+    const keytab = 'LDAP setting KEYTABFILE is accepted but not used: Kerberos/SASL binds are not supported.';
+    const warn = vi.spyOn(s.rt.log, 'warn');
+    const logged = () =>
+      warn.mock.calls
+        .filter((call) => String(call[1]).startsWith('LDAP setting'))
+        .map((call) => call.slice(0, 2));
+    try {
+      // The answer stays privacyIDEA's (the id); the warning goes to the server's log.
+      const saved = await s.call('POST', '/resolver/ldapwarn', params, admin);
+      expect(saved.json.result).toEqual({ status: true, value: expect.any(Number) });
+      expect(logged()).toEqual([[{ resolver: 'ldapwarn' }, keytab]]);
+      warn.mockClear();
+      ok(await s.call('POST', '/resolver/ldapwarn', { KEYTABFILE: '' }, admin));
+      expect(logged()).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
+
+    let t = await s.call('POST', '/resolver/test', { ...params, recursive_group_search: 'True' }, admin);
+    expect(ok(t)).toBe(true);
+    expect(t.json.detail.description).toMatch(
+      /^Your LDAP config seems to be OK, \d+ user objects found\. LDAP setting KEYTABFILE is accepted but not used: Kerberos\/SASL binds are not supported\. LDAP setting recursive_group_search is accepted but not used: group lookups are not supported, users get no group memberships\.$/,
+    );
+    t = await s.call('POST', '/resolver/test', { ...params, BINDPW: 'wrong' }, admin);
+    expect(ok(t)).toBe(false);
+    expect(t.json.detail.description).toMatch(/BINDPW.*\. LDAP setting KEYTABFILE is accepted but not used/);
+    t = await s.call('POST', '/resolver/test', { ...params, KEYTABFILE: '' }, admin);
+    expect(t.json.detail.description).toMatch(/^Your LDAP config seems to be OK, \d+ user objects found\.$/);
+    ok(await s.call('DELETE', '/resolver/ldapwarn', {}, admin));
   });
 
   it('marks a setting as password with type.<Key>=password', async () => {

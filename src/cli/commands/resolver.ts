@@ -138,14 +138,23 @@ export function resolverCommand(): Command {
   ).action(async (name: string, words: string[], o: SettingOptions, cmd: Command) => {
     const { params, ask } = settingsOf(words, o);
     Object.assign(params, await readSecrets(ask, o.passwordStdin === true));
-    const { stored, existed } = await withContext(cmd, async (ctx) => {
+    const { stored, existed, warnings } = await withContext(cmd, async (ctx) => {
       const before = Object.values(await getResolver(ctx, name))[0];
-      await audited(ctx, 'resolver set', `${name} ${o.type}`, () => saveResolver(ctx, name, params), {
-        resolver: name,
-      });
-      return { stored: before?.resolvername ?? name, existed: before !== undefined };
+      const saved = await audited(
+        ctx,
+        'resolver set',
+        `${name} ${o.type}`,
+        () => saveResolver(ctx, name, params),
+        { resolver: name },
+      );
+      return {
+        stored: before?.resolvername ?? name,
+        existed: before !== undefined,
+        warnings: saved.warnings,
+      };
     });
     console.log(`Resolver '${stored}' ${existed ? 'updated' : 'created'}.`);
+    for (const warning of warnings) console.error(`warning: ${warning}`);
   });
   addSettingOptions(
     resolver

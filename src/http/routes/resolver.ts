@@ -21,7 +21,11 @@ export function resolverRoutes(r: RouteTable): void {
   r.add('post', '/resolver/:resolver', adminRoute('resolverwrite'), async ({ params, context, audit }) => {
     const name = params.required('resolver');
     audit.resolver = name;
-    return { value: await saveResolver(context(), name, params.strings()) };
+    const ctx = context();
+    const saved = await saveResolver(ctx, name, params.strings());
+    // The answer has no place for warnings (privacyIDEA's value is the id): they go to the log.
+    for (const warning of saved.warnings) ctx.log.warn({ resolver: name }, warning);
+    return { value: saved.id };
   });
   r.add('delete', '/resolver/:resolver', adminRoute('resolverdelete'), async ({ params, context, audit }) => {
     const name = params.required('resolver');
