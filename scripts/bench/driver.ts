@@ -7,28 +7,24 @@
 import { readFileSync } from 'node:fs';
 import autocannon, { type Options, type Request, type RequestSpec, type Result } from 'autocannon';
 import { generatedUser } from '../fixtures/slapd.ts';
+import {
+  challengeOf,
+  checkEnvelope,
+  type Envelope,
+  newWindow,
+  type Problem,
+  problemOf,
+  summary,
+} from './answers.ts';
 import { hotp, staticPassword, tokenKey } from './otp.ts';
-import { type DriverPlan, type DriverResult, groupUser, type PhaseResult, type UserGroup } from './plan.ts';
+import { type DriverPlan, type DriverResult, groupUser, type UserGroup } from './plan.ts';
 
 const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as DriverPlan;
 const w = plan.workload;
-
-interface Envelope {
-  result?: { status?: boolean; value?: unknown; authentication?: string };
-  detail?: { message?: string; transaction_id?: string } | null;
-  signature?: string;
-}
+/** The check of every answer of the workload (of the second request of a challenge login). */
+const check = problemOf(w);
 
 // --- counters of the two windows -------------------------------------------------------------------
-interface Window {
-  /** Units started (first request built) in the window. */
-  started: number;
-  responses: number;
-  good: number;
-  unexpected: number;
-  latencies: number[];
-}
-const newWindow = (): Window => ({ started: 0, responses: 0, good: 0, unexpected: 0, latencies: [] });
 const warm = newWindow();
 const meas = newWindow();
 /** performance.now() when the measured window starts. */
@@ -58,40 +54,16 @@ function bad(status: number, body: string, why: string): void {
 /** The parsed answer when it is HTTP 200, status true and signed as configured; undefined otherwise. */
 function envelope(status: number, body: string): Envelope | undefined {
   current().responses++;
-  if (status !== 200) {
-    bad(status, body, 'status');
+  const c = checkEnvelope(status, body, plan.signed);
+  if ('why' in c) {
+    bad(status, body, c.why);
     return undefined;
   }
-  let e: Envelope;
-  try {
-    e = JSON.parse(body) as Envelope;
-  } catch {
-    bad(status, body, 'not JSON');
-    return undefined;
-  }
-  if (e.result?.status !== true) {
-    bad(status, body, 'result.status');
-    return undefined;
-  }
-  const signed = typeof e.signature === 'string' && e.signature.startsWith('rsa_sha256_pss:');
-  if (signed !== plan.signed || (!plan.signed && e.signature !== undefined)) {
-    bad(status, body, plan.signed ? 'no signature' : 'unexpected signature');
-    return undefined;
-  }
-  return e;
-}
-
-/** What is wrong with an answer that should accept a login; undefined when it does. */
-function notAccepted(e: Envelope): string | undefined {
-  return e.result?.value === true && e.result.authentication === 'ACCEPT' ? undefined : 'not accepted';
+  return c.envelope;
 }
 
 /** The answer checked: a valid envelope and `problem(e)` undefined; else counted as unexpected. */
-function accepted(
-  status: number,
-  body: string,
-  problem: (e: Envelope) => string | undefined = notAccepted,
-): boolean {
+function accepted(status: number, body: string, problem: Problem = check): boolean {
   const e = envelope(status, body);
   if (!e) return false;
   const why = problem(e);
@@ -100,10 +72,7 @@ function accepted(
 }
 
 /** A workload of one request per unit: `next` builds each request, `problem` checks each answer. */
-function oneRequest(
-  next: () => Request,
-  problem: (e: Envelope) => string | undefined = notAccepted,
-): RequestSpec[] {
+function oneRequest(next: () => Request, problem: Problem = check): RequestSpec[] {
   return [
     {
       setupRequest: (_req, ctx) => {
@@ -138,13 +107,7 @@ function requests(): RequestSpec[] {
   switch (w.kind) {
     case 'probe': {
       const req: Request = { method: 'GET', path: w.path, headers: {} };
-      return oneRequest(
-        () => req,
-        (e) =>
-          e.result?.status === true && (e.result.value as { status?: unknown } | undefined)?.status === 'OK'
-            ? undefined
-            : 'not {"status": "OK"}',
-      );
+      return oneRequest(() => req);
     }
     case 'static': {
       const g = w.group;
@@ -186,18 +149,10 @@ function requests(): RequestSpec[] {
         wrong.push(String(v));
       }
       let next = 0;
-      return oneRequest(
-        () => {
-          const i = next++ % g.count;
-          return form({ user: groupUser(g, i), realm: g.realm, pass: wrong[i]! });
-        },
-        (e) =>
-          e.result?.value === false &&
-          e.result.authentication === 'REJECT' &&
-          e.detail?.message === 'wrong otp value'
-            ? undefined
-            : 'not rejected with "wrong otp value"',
-      );
+      return oneRequest(() => {
+        const i = next++ % g.count;
+        return form({ user: groupUser(g, i), realm: g.realm, pass: wrong[i]! });
+      });
     }
     case 'challenge': {
       const g = w.group;
@@ -215,13 +170,8 @@ function requests(): RequestSpec[] {
           onResponse: (status, body, ctx) => {
             const e = envelope(status, body);
             if (!e) return;
-            const tid = e.detail?.transaction_id;
-            if (
-              e.result?.value === false &&
-              e.result.authentication === 'CHALLENGE' &&
-              typeof tid === 'string'
-            )
-              ctx.tid = tid;
+            const tid = challengeOf(e);
+            if (tid !== undefined) ctx.tid = tid;
             else bad(status, body, 'no challenge');
           },
         },
@@ -246,50 +196,13 @@ function requests(): RequestSpec[] {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ username: w.username, password: w.password }).toString(),
       };
-      return oneRequest(
-        () => req,
-        (e) =>
-          typeof (e.result?.value as { token?: unknown } | undefined)?.token === 'string'
-            ? undefined
-            : 'no token',
-      );
+      return oneRequest(() => req);
     }
     case 'get': {
       const req = { method: 'GET', path: w.path, headers: { authorization: w.jwt } };
-      return oneRequest(
-        () => req,
-        (e) => {
-          const v = e.result?.value as Record<string, unknown> | undefined;
-          const list = v?.[w.list];
-          return Array.isArray(list) && list.length > 0 && Number(v?.count) >= w.minCount
-            ? undefined
-            : `no ${w.list} or count below ${w.minCount}`;
-        },
-      );
+      return oneRequest(() => req);
     }
   }
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-function summary(win: Window, seconds: number, r: Result | undefined): PhaseResult {
-  const sorted = win.latencies.sort((a, b) => a - b);
-  return {
-    seconds,
-    started: win.started,
-    requests: win.responses,
-    good: win.good,
-    unexpected: win.unexpected,
-    // autocannon counts these over the whole run: they are reported with the measured window.
-    non2xx: r?.non2xx ?? 0,
-    errors: r?.errors ?? 0,
-    timeouts: r?.timeouts ?? 0,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-  };
 }
 
 const opts: Options = {

@@ -2,335 +2,49 @@
 // reachable), creates the fixtures through the API, drives each scenario with autocannon from a
 // second process (driver.ts) with response signing on and off, checks every answer, and prints one
 // table (Markdown) plus bench-results/<timestamp>.json. Exit code 1 when any scenario failed.
+// Options (args.ts), scenarios (scenarios.ts) and verdicts and table (report.ts) have modules of
+// their own, tested by test/scripts/.
 //
 // Usage: node scripts/bench/main.ts [--quick] [--only 1,2p,5] [--db sqlite,postgres] [--signing on,off]
 //        [--duration S] [--warmup S] [--connections N] [--hotp-tokens N] [--tokens N] [--audit-rows N]
-//        [--pg-url URL]          (npm run bench -- …; --help lists everything)
+//        [--pg-url URL] [--results-dir DIR]          (npm run bench -- …; --help lists everything)
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DEFAULT_ARGON2, hashPassword, verifyPassword } from '../../src/crypto/password-hash.ts';
 import { defaultDatabaseUrl } from '../../src/store/database.ts';
 import { type OperationCounts, startSlapd } from '../fixtures/slapd.ts';
 import { Api } from './api.ts';
+import { HELP, parseCommandLine, selectScenarios } from './args.ts';
 import {
-  AUDIT_FILTER_USER,
   createBulkTokens,
   createTokens,
   createUserStores,
   insertAuditRows,
   LDAP_PASSTHRU_REALM,
-  type TokenGroup,
   tokenGroups,
   writePasswdFile,
 } from './fixtures.ts';
-import type { DriverPlan, DriverResult, PhaseResult, Workload } from './plan.ts';
+import type { DriverPlan, DriverResult } from './plan.ts';
+import { failedStep, failureReport, judge, type Row, renderTable } from './report.ts';
+import { type RunEnv, type Scenario, scenarioList } from './scenarios.ts';
 import { type AuthsrvServer, ROOT, startServer } from './server.ts';
-
-const HELP = `npm run bench -- [options]
-
-  --quick             short runs and small stores (1 s warm-up, 2 s measured, 1 000 HOTP tokens,
-                      10 000 bulk tokens, 100 000 audit rows) to check that everything works
-  --only LIST         scenarios, e.g. 1,2p,5 (a number selects its variants: 1 = 1,1p; 5 = 5a,5b,5c;
-                      2L is selected by name or by running everything)
-  --db LIST           sqlite,postgres (default both; PostgreSQL is skipped when unreachable)
-  --signing LIST      on,off (default both)
-  --duration S        measured seconds per run (default 3; env BENCH_DURATION)
-  --warmup S          warm-up seconds per run (default 1; env BENCH_WARMUP)
-  --connections N     autocannon connections (default 32; env BENCH_CONNECTIONS); 5c and 6c always 1
-  --hotp-tokens N     tokens of the HOTP round robin of scenario 2 (default 5000)
-  --tokens N          tokens in the store for scenarios 5 and 2L (default 100000)
-  --audit-rows N      audit rows in the store for scenarios 6 and 2L (default 1000000)
-  --workers N         the server's [http] workers (default 1: one process; 0: one per core)
-  --pg-url URL        PostgreSQL server to create the benchmark database on
-                      (default postgres://postgres@127.0.0.1:5432/postgres; env BENCH_PG_URL)
-
-  env BENCH_SERVER_NODE_ARGS  extra Node options for the server process only, e.g. for a profile:
-                      BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
-`;
 
 // --- options ---------------------------------------------------------------------------------------
 
-const { values: args } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    only: { type: 'string' },
-    db: { type: 'string', default: 'sqlite,postgres' },
-    signing: { type: 'string', default: 'on,off' },
-    duration: { type: 'string' },
-    warmup: { type: 'string' },
-    connections: { type: 'string' },
-    'hotp-tokens': { type: 'string' },
-    tokens: { type: 'string' },
-    'audit-rows': { type: 'string' },
-    'pg-url': { type: 'string' },
-    workers: { type: 'string' },
-    help: { type: 'boolean', default: false },
-  },
-});
-if (args.help) {
+const cli = parseCommandLine(process.argv.slice(2), process.env, ROOT);
+if (cli.help) {
   process.stdout.write(HELP);
   process.exit(0);
 }
-
-function workersOption(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`--workers: not a whole number ≥ 0: ${text}`);
-  return n;
-}
-
-function num(flag: string | undefined, env: string | undefined, quick: number, full: number): number {
-  const text = flag ?? env;
-  if (text === undefined) return args.quick ? quick : full;
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`not a positive number: ${text}`);
-  return n;
-}
-
-const opts = {
-  quick: args.quick,
-  durationSeconds: num(args.duration, process.env.BENCH_DURATION, 2, 3),
-  warmupSeconds: num(args.warmup, process.env.BENCH_WARMUP, 1, 1),
-  connections: Math.trunc(num(args.connections, process.env.BENCH_CONNECTIONS, 32, 32)),
-  // 0 (one worker per core) is a valid value, so not through num().
-  workers: args.workers === undefined ? 1 : workersOption(args.workers),
-  hotpTokens: Math.trunc(num(args['hotp-tokens'], undefined, 1000, 5000)),
-  bulkTokens: Math.trunc(num(args.tokens, undefined, 10_000, 100_000)),
-  auditRows: Math.trunc(num(args['audit-rows'], undefined, 100_000, 1_000_000)),
-  ldapUsers: 1000,
-  pgUrl: args['pg-url'] ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-  dbs: args.db.split(',').map((s) => s.trim()) as ('sqlite' | 'postgres')[],
-  signing: args.signing.split(',').map((s) => s.trim() === 'on'),
-};
-for (const d of opts.dbs) if (d !== 'sqlite' && d !== 'postgres') throw new Error(`--db: unknown ${d}`);
+const { opts, resultsDir } = cli;
 
 // --- scenarios -------------------------------------------------------------------------------------
 
-interface Scenario {
-  id: string;
-  title: string;
-  unit: 'req/s' | 'logins/s';
-  /** 'large': runs after the bulk tokens and audit rows are in the store. */
-  store: 'small' | 'large';
-  /** Token groups it needs. */
-  groups: string[];
-  /** argon2id verifications per unit (the PIN or password hash bound applies). */
-  hashes: number;
-  /** Connections of this scenario when not --connections (5c, 6c: one administrator's answer time). */
-  connections?: number;
-  /** Runs against slapd: its searches and binds per login are counted (skipped without slapd). */
-  ldap?: boolean;
-  workload(env: RunEnv): Workload;
-}
-
-interface RunEnv {
-  groups: Record<string, TokenGroup>;
-  seq: Record<string, number>;
-  adminPassword: string;
-  jwt: string;
-}
-
-const SCENARIOS: Scenario[] = [
-  {
-    // The floor: what the server's HTTP stack, envelope and response signature cost without any
-    // authentication work, so the other rates can be read against it.
-    id: '0',
-    title: 'GET /healthz/livez (HTTP stack, envelope, signature only)',
-    unit: 'req/s',
-    store: 'small',
-    groups: [],
-    hashes: 0,
-    workload: () => ({ kind: 'probe', path: '/healthz/livez' }),
-  },
-  {
-    id: '1',
-    title: '/validate/check pw token, no PIN',
-    unit: 'req/s',
-    store: 'small',
-    groups: ['pw'],
-    hashes: 0,
-    workload: (e) => ({ kind: 'static', group: e.groups.pw!, pass: 'pw', pin: '' }),
-  },
-  {
-    id: '1p',
-    title: '/validate/check spass, argon2id PIN',
-    unit: 'req/s',
-    store: 'small',
-    groups: ['sp'],
-    hashes: 1,
-    workload: (e) => ({ kind: 'static', group: e.groups.sp!, pass: 'pin', pin: '4711' }),
-  },
-  {
-    id: '2',
-    title: '/validate/check HOTP, no PIN',
-    unit: 'logins/s',
-    store: 'small',
-    groups: ['ho'],
-    hashes: 0,
-    workload: (e) => ({ kind: 'hotp', group: e.groups.ho!, pin: '', seq: e.seq.ho ?? 0 }),
-  },
-  {
-    id: '2p',
-    title: '/validate/check HOTP, argon2id PIN',
-    unit: 'logins/s',
-    store: 'small',
-    groups: ['hp'],
-    hashes: 1,
-    workload: (e) => ({ kind: 'hotp', group: e.groups.hp!, pin: '4711', seq: e.seq.hp ?? 0 }),
-  },
-  {
-    id: '3',
-    title: '/validate/check wrong OTP (fail counter)',
-    unit: 'req/s',
-    store: 'small',
-    groups: ['wr'],
-    hashes: 0,
-    workload: (e) => ({ kind: 'hotp-wrong', group: e.groups.wr!, window: 10 }),
-  },
-  {
-    id: '4',
-    title: 'challenge-response: PIN, then OTP',
-    unit: 'logins/s',
-    store: 'small',
-    groups: ['cr'],
-    hashes: 1,
-    workload: (e) => ({ kind: 'challenge', group: e.groups.cr!, pin: '4711', seq: e.seq.cr ?? 0 }),
-  },
-  {
-    id: '7',
-    title: '/validate/check HOTP, LDAP realm',
-    unit: 'logins/s',
-    store: 'small',
-    groups: ['ldap'],
-    hashes: 0,
-    ldap: true,
-    workload: (e) => ({ kind: 'hotp', group: e.groups.ldap!, pin: '', seq: e.seq.ldap ?? 0 }),
-  },
-  {
-    id: '7p',
-    title: '/validate/check LDAP password (passthru to the user store)',
-    unit: 'logins/s',
-    store: 'small',
-    groups: ['ldappw'],
-    hashes: 0,
-    ldap: true,
-    workload: (e) => ({ kind: 'ldap-password', group: e.groups.ldappw! }),
-  },
-  {
-    id: '5a',
-    title: 'POST /auth administrator (argon2id)',
-    unit: 'req/s',
-    store: 'large',
-    groups: [],
-    hashes: 1,
-    workload: (e) => ({ kind: 'admin-auth', username: 'admin', password: e.adminPassword }),
-  },
-  {
-    id: '5b',
-    title: 'GET /token/ page 1, bulk tokens in store',
-    unit: 'req/s',
-    store: 'large',
-    groups: [],
-    hashes: 0,
-    workload: (e) => ({
-      kind: 'get',
-      path: '/token/?page=1',
-      jwt: e.jwt,
-      list: 'tokens',
-      minCount: opts.bulkTokens,
-    }),
-  },
-  {
-    id: '6',
-    title: `GET /audit/?user=… (filter), bulk audit rows`,
-    unit: 'req/s',
-    store: 'large',
-    groups: [],
-    hashes: 0,
-    workload: (e) => ({
-      kind: 'get',
-      path: `/audit/?user=${AUDIT_FILTER_USER}&page=1`,
-      jwt: e.jwt,
-      list: 'auditdata',
-      minCount: 1,
-    }),
-  },
-  {
-    id: '2L',
-    title: 'scenario 2 with bulk tokens + audit rows',
-    unit: 'logins/s',
-    store: 'large',
-    groups: ['ho'],
-    hashes: 0,
-    workload: (e) => ({ kind: 'hotp', group: e.groups.ho!, pin: '', seq: e.seq.ho ?? 0 }),
-  },
-];
-
-// At 32 connections a page's latency is mostly the queue in front of it (p50 ≈ 32 ÷ rate); these two
-// measure what one administrator waits for a page, with nobody else asking.
-for (const [from, id] of [
-  ['5b', '5c'],
-  ['6', '6c'],
-] as const) {
-  const s = SCENARIOS.find((x) => x.id === from)!;
-  SCENARIOS.splice(SCENARIOS.indexOf(s) + 1, 0, {
-    ...s,
-    id,
-    title: `${s.title}, one client`,
-    connections: 1,
-  });
-}
-
-function selected(): Scenario[] {
-  if (!args.only) return SCENARIOS;
-  const wanted = args.only.split(',').map((s) => s.trim());
-  const out = SCENARIOS.filter((s) =>
-    wanted.some((w) => w === s.id || (/^\d+$/.test(w) && s.id.startsWith(w) && !s.id.endsWith('L'))),
-  );
-  const unknown = wanted.filter((w) => !SCENARIOS.some((s) => s.id === w || s.id.startsWith(w)));
-  if (unknown.length) throw new Error(`--only: unknown scenario ${unknown.join(', ')}`);
-  return out;
-}
+const SCENARIOS = scenarioList(opts.bulkTokens);
 
 // --- results ---------------------------------------------------------------------------------------
-
-interface Row {
-  scenario: string;
-  title: string;
-  db: string;
-  signing: 'on' | 'off';
-  unit: string;
-  /** Units as intended per second of the measured run. */
-  rate: number;
-  p50: number;
-  p99: number;
-  /** Largest VmRSS of the server during the run, MiB. */
-  rssMiB: number;
-  /** Server CPU time (all threads) per unit of the measured run, ms: less noisy than the rate. */
-  cpuMsPerUnit?: number;
-  ok: boolean;
-  failure?: string;
-  notes: string[];
-  warmup?: PhaseResult;
-  measured?: PhaseResult;
-  samples?: string[];
-  /** slapd's operations in the measured window and in the warm-up (cold…), see OperationCounts. */
-  ldapOps?: {
-    search: number;
-    bind: number;
-    readerBind: number;
-    connection: number;
-    logins: number;
-    coldSearch: number;
-    coldBind: number;
-    coldReaderBind: number;
-    coldConnection: number;
-    coldLogins: number;
-  };
-  healthz?: { samples: number; p50: number; max: number };
-}
 
 const rows: Row[] = [];
 const notes: string[] = [];
@@ -514,24 +228,9 @@ async function runScenario(
     if (s.hashes > 0) row.notes.push(`${Math.round((100 * row.rate * s.hashes) / bound)}% of hash bound`);
     if (row.healthz && s.hashes > 0)
       row.notes.push(`/healthz p50 ${row.healthz.p50.toFixed(1)} ms, max ${row.healthz.max.toFixed(0)} ms`);
-    const problems: string[] = [];
-    for (const [name, p] of [
-      ['warm-up', result.warmup],
-      ['measured', m],
-    ] as const) {
-      const wrong = p.unexpected + p.non2xx + p.errors + p.timeouts;
-      if (wrong > 0) {
-        problems.push(
-          `${name}: ${p.unexpected} unexpected answers, ${p.non2xx} non-2xx, ${p.errors} errors, ${p.timeouts} timeouts`,
-        );
-      }
-    }
-    // A warm-up may end before the first slow answer (PIN hashing at 32 connections); a measured
-    // run must have succeeded.
-    if (m.good === 0) problems.push('measured: nothing succeeded as intended');
-    if (problems.length) {
-      row.failure = `${problems.join('; ')}${result.samples.length ? `\n      e.g. ${result.samples.join('\n      e.g. ')}` : ''}`;
-    } else row.ok = true;
+    const failure = judge(result);
+    if (failure !== undefined) row.failure = failure;
+    else row.ok = true;
   } catch (e) {
     row.failure = (e as Error).stack ?? String(e);
   }
@@ -540,24 +239,6 @@ async function runScenario(
       `      ${row.rate.toFixed(0)} ${row.unit}, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, RSS ${row.rssMiB.toFixed(0)} MiB, CPU ${(row.cpuMsPerUnit ?? 0).toFixed(2)} ms/unit ${row.notes.join('; ')}`,
     );
   } else log(`      FAILED: ${row.failure}`);
-}
-
-/** A table row for a failed step of a database's run that is not a scenario. */
-function failedStep(title: string, db: string, failure: string): Row {
-  return {
-    scenario: '-',
-    title,
-    db,
-    signing: 'off',
-    unit: '',
-    rate: 0,
-    p50: 0,
-    p99: 0,
-    rssMiB: 0,
-    ok: false,
-    failure,
-    notes: [],
-  };
 }
 
 // --- databases -------------------------------------------------------------------------------------
@@ -703,7 +384,7 @@ async function benchDialect(
 // --- main ------------------------------------------------------------------------------------------
 
 const started = performance.now();
-const scenarios = selected();
+const scenarios = selectScenarios(SCENARIOS, cli.only);
 log(
   `authsrv benchmark: ${scenarios.map((s) => s.id).join(', ')} on ${opts.dbs.join(', ')}, signing ${opts.signing
     .map((s) => (s ? 'on' : 'off'))
@@ -737,15 +418,7 @@ const totalSeconds = (performance.now() - started) / 1000;
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const machine = `${cpu}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
 const fmt = (n: number, d = 1) => n.toFixed(d);
-const table = [
-  '| Scenario | DB | Signing | Rate | p50 ms | p99 ms | Server CPU ms per unit | Server RSS MiB | Notes |',
-  '|---|---|---|---:|---:|---:|---:|---:|---|',
-  ...rows.map((r) =>
-    r.ok
-      ? `| ${r.scenario} ${r.title} | ${r.db} | ${r.signing} | ${fmt(r.rate, 0)} ${r.unit} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.cpuMsPerUnit ?? 0, 2)} | ${fmt(r.rssMiB, 0)} | ${r.notes.join('; ')} |`
-      : `| ${r.scenario} ${r.title} | ${r.db} | ${r.signing} | **FAILED** | | | | | ${(r.failure ?? '').split('\n')[0]} |`,
-  ),
-].join('\n');
+const table = renderTable(rows);
 
 process.stdout.write(
   `\n${table}\n\nMachine: ${machine}. Server: ${opts.workers === 1 ? 'one process' : `[http] workers = ${opts.workers}`}. ${opts.connections} connections, ${opts.warmupSeconds} s warm-up + ${opts.durationSeconds} s measured per run; ` +
@@ -757,23 +430,23 @@ process.stdout.write(
     notes.map((n) => `Note: ${n}\n`).join(''),
 );
 
-mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
+mkdirSync(resultsDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const jsonFile = join(ROOT, 'bench-results', `${stamp}.json`);
+const jsonFile = join(resultsDir, `${stamp}.json`);
 writeFileSync(
   jsonFile,
   `${JSON.stringify({ date: new Date().toISOString(), machine, options: opts, hashBound: bound, totalSeconds, notes, results: rows }, null, 2)}\n`,
 );
 process.stdout.write(`Results: ${jsonFile}\n`);
 
-const failed = rows.filter((r) => !r.ok);
-if (failed.length) {
+if (rows.length === 0) {
   process.stderr.write(
-    `\n${'!'.repeat(78)}\nBENCHMARK FAILED: ${failed.length} run(s) did not succeed as intended:\n` +
-      failed
-        .map((r) => `  ${r.scenario} ${r.title} (${r.db}, signing ${r.signing}): ${r.failure}`)
-        .join('\n') +
-      `\n${'!'.repeat(78)}\n`,
+    '\nBENCHMARK FAILED: nothing was measured (every database was skipped; see the notes above).\n',
   );
+  process.exit(1);
+}
+const failure = failureReport(rows);
+if (failure !== undefined) {
+  process.stderr.write(failure);
   process.exit(1);
 }
