@@ -6,6 +6,7 @@
 // share the read in flight.
 import { sql, type Transaction } from 'kysely';
 import type { Store } from '../store/database.ts';
+import { prepared } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 
 /** The counter of the `policy` table (its row is created by migration 0004). */
@@ -51,6 +52,11 @@ function parse(value: string | undefined): number {
   return value === undefined ? 0 : Number.parseInt(value, 10) || 0;
 }
 
+const COUNTER_ROWS = [POLICY_VERSION_ROW, CONFIG_VERSION_ROW, REALM_VERSION_ROW];
+const counterRows = prepared((db, v: { names: string[] }) =>
+  db.selectFrom('meta').select(['name', 'value']).where('name', 'in', v.names),
+);
+
 /**
  * The counters as stored now (an absent row counts as 0): one statement, shared with the
  * callers that ask while it runs.
@@ -61,11 +67,7 @@ export function readCounters(store: Store): Promise<Counters> {
   const generation = st.generation;
   const at = performance.now();
   const read: Promise<Counters> = (async () => {
-    const rows = await store.db
-      .selectFrom('meta')
-      .select(['name', 'value'])
-      .where('name', 'in', [POLICY_VERSION_ROW, CONFIG_VERSION_ROW, REALM_VERSION_ROW])
-      .execute();
+    const { rows } = await counterRows.run(store.db, { names: COUNTER_ROWS });
     const value = (name: string) => rows.find((r) => r.name === name)?.value;
     const counters = {
       policy: parse(value(POLICY_VERSION_ROW)),

@@ -4,6 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Selectable, sql, type Transaction } from 'kysely';
 import { hashPassword, verifyPassword } from '../crypto/password-hash.ts';
+import { prepared } from '../store/prepared.ts';
 import type { Database, TokenTable } from '../store/schema.ts';
 import { findTokenType } from '../tokens/registry.ts';
 import type { TokenState, TokenType } from '../tokens/token-type.ts';
@@ -87,12 +88,12 @@ export async function loadRows(
   });
 }
 
-function infoRows(db: Executor, ids: readonly number[]) {
-  return db
-    .selectFrom('tokeninfo')
-    .select(['token_id', 'key', 'value', 'type'])
-    .where('token_id', 'in', ids)
-    .execute();
+const tokeninfoOf = prepared((db, v: { ids: readonly number[] }) =>
+  db.selectFrom('tokeninfo').select(['token_id', 'key', 'value', 'type']).where('token_id', 'in', v.ids),
+);
+
+async function infoRows(db: Executor, ids: readonly number[]) {
+  return (await tokeninfoOf.run(db, { ids })).rows;
 }
 
 function loaded(
@@ -162,16 +163,25 @@ async function loadJoined(
   return [...byId.values()].map((e) => loaded(rt, e.row, infos, e.owner, e.realms));
 }
 
+const tokenOfSerial = prepared((db, v: { serial: string }) =>
+  withOwnerAndRealms(db).where('token.serial', '=', v.serial).orderBy('token_realm.name'),
+);
+
+const tokensOfUser = prepared((db, v: { resolver: string; userId: string }) =>
+  withOwnerAndRealms(db)
+    .where('tokenowner.resolver', '=', v.resolver)
+    .where('tokenowner.user_id', '=', v.userId)
+    .orderBy('token.serial')
+    .orderBy('token_realm.name'),
+);
+
 export async function findToken(
   rt: Runtime,
   serial: string,
   db: Executor = rt.store.db,
 ): Promise<LoadedToken | undefined> {
-  const joined = await withOwnerAndRealms(db)
-    .where('token.serial', '=', serial)
-    .orderBy('token_realm.name')
-    .execute();
-  return (await loadJoined(rt, db, joined))[0];
+  const { rows } = await tokenOfSerial.run(db, { serial });
+  return (await loadJoined(rt, db, rows))[0];
 }
 
 /** The token of a serial; unknown → 601 `The requested token could not be found.` */
@@ -187,13 +197,8 @@ export async function requireToken(
 
 /** Every token of a user (owner resolver and user id). */
 export async function tokensOfOwner(rt: Runtime, resolver: string, userId: string): Promise<LoadedToken[]> {
-  const joined = await withOwnerAndRealms(rt.store.db)
-    .where('tokenowner.resolver', '=', resolver)
-    .where('tokenowner.user_id', '=', userId)
-    .orderBy('token.serial')
-    .orderBy('token_realm.name')
-    .execute();
-  return loadJoined(rt, rt.store.db, joined);
+  const { rows } = await tokensOfUser.run(rt.store.db, { resolver, userId });
+  return loadJoined(rt, rt.store.db, rows);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -232,6 +237,21 @@ export function sealKey(rt: Runtime, key: Buffer | undefined): string {
 // ---------------------------------------------------------------------------------------------
 // Writes.
 
+interface TokeninfoRow {
+  token_id: number;
+  key: string;
+  value: string;
+  type: string;
+}
+const tokeninfoUpdate = prepared((db, v: TokeninfoRow) =>
+  db
+    .updateTable('tokeninfo')
+    .set({ value: v.value, type: v.type })
+    .where('token_id', '=', v.token_id)
+    .where('key', '=', v.key),
+);
+const tokeninfoInsert = prepared((db, v: TokeninfoRow) => db.insertInto('tokeninfo').values(v));
+
 /** Sets tokeninfo values (insert or update); `password` entries are sealed. */
 export async function setTokenInfo(
   rt: Runtime,
@@ -247,15 +267,9 @@ export async function setTokenInfo(
   }
   for (const [key, raw] of Object.entries(entries)) {
     const value = type === 'password' ? rt.hsm.encrypt(raw) : raw;
-    const done = await db
-      .updateTable('tokeninfo')
-      .set({ value, type })
-      .where('token_id', '=', tokenId)
-      .where('key', '=', key)
-      .executeTakeFirst();
-    if (Number(done.numUpdatedRows) === 0) {
-      await db.insertInto('tokeninfo').values({ token_id: tokenId, key, value, type }).execute();
-    }
+    const row = { token_id: tokenId, key, value, type };
+    const done = await tokeninfoUpdate.run(db, row);
+    if (Number(done.numAffectedRows) === 0) await tokeninfoInsert.run(db, row);
   }
 }
 
@@ -332,31 +346,46 @@ export async function consumeOtp(
   newKey?: Buffer,
   resetFailcount = true,
 ): Promise<boolean> {
-  // A type that uses up part of its secret (tan) hands back the rest: the key is part of the swap.
-  let q = rt.store.db
-    .updateTable('token')
-    .set({
-      count: newCount,
-      ...(resetFailcount ? { failcount: 0 } : {}),
-      ...(newKey ? { key_enc: sealKey(rt, newKey) } : {}),
-    })
-    .where('id', '=', t.row.id)
-    .where('count', '=', t.row.count);
-  if (newKey) q = q.where('key_enc', '=', t.row.key_enc);
-  const r = await q.executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+  const shape = `${resetFailcount ? 'reset' : ''} ${newKey ? 'key' : ''}`;
+  const r = await countSwap.run(
+    rt.store.db,
+    {
+      id: t.row.id,
+      count: t.row.count,
+      newCount,
+      key: t.row.key_enc,
+      newKey: newKey ? sealKey(rt, newKey) : '',
+    },
+    shape,
+  );
+  return Number(r.numAffectedRows) === 1;
 }
+
+/**
+ * The compare-and-set of consumeOtp; the shape says whether the fail counter is reset and whether
+ * the key is swapped too (a type that uses up part of its secret, tan, hands back the rest).
+ */
+const countSwap = prepared(
+  (db, v: { id: number; count: number; newCount: number; key: string; newKey: string }, shape) => {
+    const withKey = shape.includes('key');
+    const q = db
+      .updateTable('token')
+      .set({
+        count: v.newCount,
+        ...(shape.includes('reset') ? { failcount: 0 } : {}),
+        ...(withKey ? { key_enc: v.newKey } : {}),
+      })
+      .where('id', '=', v.id)
+      .where('count', '=', v.count);
+    return withKey ? q.where('key_enc', '=', v.key) : q;
+  },
+);
 
 /** Increments the fail counter while it is below maxfail; reaching it records failcounter_exceeded. */
 export async function incFailcount(rt: Runtime, t: LoadedToken, now: Date): Promise<void> {
-  const q = rt.store.db
-    .updateTable('token')
-    .set((eb) => ({ failcount: eb('failcount', '+', 1) }))
-    .where('id', '=', t.row.id)
-    .whereRef('failcount', '<', 'maxfail');
   let after: { failcount: number; maxfail: number } | undefined;
   if (rt.store.dialect === 'mysql') {
-    if (Number((await q.executeTakeFirst()).numUpdatedRows) !== 1) return;
+    if (Number((await failIncrement.run(rt.store.db, { id: t.row.id })).numAffectedRows) !== 1) return;
     // Read back (MariaDB has no UPDATE … RETURNING): concurrent failures may each have seen a
     // lower count before their update.
     after = await rt.store.db
@@ -366,13 +395,24 @@ export async function incFailcount(rt: Runtime, t: LoadedToken, now: Date): Prom
       .executeTakeFirst();
   } else {
     // The count our own increment made: of concurrent failures, the one that reached maxfail.
-    after = await q.returning(['failcount', 'maxfail']).executeTakeFirst();
+    after = (await failIncrementReturning.run(rt.store.db, { id: t.row.id })).rows[0];
     if (!after) return;
   }
   if (after && after.failcount >= after.maxfail) {
     await setTokenInfoRacing(rt, t.row.id, { failcounter_exceeded: formatMinute(now) });
   }
 }
+
+const failIncrementOf = (db: Executor, id: number) =>
+  db
+    .updateTable('token')
+    .set((eb) => ({ failcount: eb('failcount', '+', 1) }))
+    .where('id', '=', id)
+    .whereRef('failcount', '<', 'maxfail');
+const failIncrement = prepared((db, v: { id: number }) => failIncrementOf(db, v.id));
+const failIncrementReturning = prepared((db, v: { id: number }) =>
+  failIncrementOf(db, v.id).returning(['failcount', 'maxfail']),
+);
 
 /** `%Y-%m-%dT%H:%M%z` in UTC, as privacyIDEA writes failcounter_exceeded. */
 export function formatMinute(d: Date): string {
@@ -436,6 +476,18 @@ function incremented(dialect: Runtime['store']['dialect']) {
   return sql<string>`cast(cast(${value} as integer) + 1 as text)`;
 }
 
+/** Adds one to the tokeninfo entries `keys` of a token; the shape is the dialect. */
+const counterIncrementOf = (db: Executor, v: { id: number; keys: readonly string[] }, dialect: string) =>
+  db
+    .updateTable('tokeninfo')
+    .set({ value: incremented(dialect as Runtime['store']['dialect']) })
+    .where('token_id', '=', v.id)
+    .where('key', 'in', v.keys);
+const counterIncrement = prepared(counterIncrementOf);
+const counterIncrementReturning = prepared((db, v: { id: number; keys: readonly string[] }, dialect) =>
+  counterIncrementOf(db, v, dialect).returning(['key', 'value']),
+);
+
 /**
  * Adds one to counting tokeninfo entries (count_auth, count_auth_success) so that no increment of
  * concurrent requests is lost, on one node or several: the database adds, in one UPDATE for all
@@ -450,22 +502,18 @@ export async function bumpInfoCounters(rt: Runtime, t: LoadedToken, keys: readon
   const db = rt.store.db;
   const dialect = rt.store.dialect;
   const present = keys.filter((k) => t.info[k] !== undefined);
-  const add = async (which: readonly string[]): Promise<number> => {
-    const q = db
-      .updateTable('tokeninfo')
-      .set({ value: incremented(dialect) })
-      .where('token_id', '=', t.row.id)
-      .where('key', 'in', which);
-    if (dialect === 'mysql') return Number((await q.executeTakeFirst()).numUpdatedRows);
-    const rows = await q.returning(['key', 'value']).execute();
-    for (const r of rows) t.info[r.key] = r.value;
+  const add = async (keys: readonly string[]): Promise<number> => {
+    if (dialect === 'mysql')
+      return Number((await counterIncrement.run(db, { id: t.row.id, keys }, dialect)).numAffectedRows);
+    const { rows } = await counterIncrementReturning.run(db, { id: t.row.id, keys }, dialect);
+    for (const row of rows) t.info[row.key] = row.value;
     return rows.length;
   };
   for (const k of keys) t.info[k] = String(counterValue(t.info[k]) + 1);
   if (present.length > 0) await add(present);
   for (const key of keys.filter((k) => !present.includes(k))) {
     try {
-      await db.insertInto('tokeninfo').values({ token_id: t.row.id, key, value: '1', type: '' }).execute();
+      await tokeninfoInsert.run(db, { token_id: t.row.id, key, value: '1', type: '' });
       t.info[key] = '1';
     } catch (e) {
       // Lost the insert to a concurrent request: add to its row. Without a row the failure is real.
