@@ -113,11 +113,12 @@ function loaded(
 }
 
 /**
- * The tokens of the login path (one serial, or one owner's tokens) in two queries instead of
+ * The tokens of the login path (one serial, or one owner's tokens) in one query instead of
  * loadRows' four: the token rows come with their owner and realms joined (a row per realm, in
- * realm-name order as loadRows has them; a token has at most one owner), then the tokeninfo.
+ * realm-name order as loadRows has them; a token has at most one owner) and their tokeninfo as one
+ * JSON array of [key, value, type] (`infoJson`; every statement saved counts on the login path).
  */
-function withOwnerAndRealms(db: Executor) {
+function withOwnerAndRealms(db: Executor, dialect: string) {
   return db
     .selectFrom('token')
     .leftJoin('tokenowner', 'tokenowner.token_id', 'token.id')
@@ -130,23 +131,43 @@ function withOwnerAndRealms(db: Executor) {
       'tokenowner.user_id as owner_user_id',
       'owner_realm.name as owner_realm_name',
       'token_realm.name as realm_name',
+      infoJson(dialect).as('infos'),
     ]);
 }
 
-async function loadJoined(
+/** The tokeninfo of `token` as a JSON array of [key, value, type], [] for none. */
+function infoJson(dialect: string) {
+  const [key, value, type, tokenId] = ['key', 'value', 'type', 'token_id'].map((c) => sql.ref(`ti.${c}`));
+  const own = sql`from ${sql.table('tokeninfo')} as ti where ${tokenId} = ${sql.ref('token.id')}`;
+  if (dialect === 'postgres')
+    return sql<unknown>`(select coalesce(json_agg(json_build_array(${key}, ${value}, ${type})), '[]'::json) ${own})`;
+  if (dialect === 'mysql')
+    return sql<unknown>`(select coalesce(json_arrayagg(json_array(${key}, ${value}, ${type})), json_array()) ${own})`;
+  return sql<unknown>`(select json_group_array(json_array(${key}, ${value}, ${type})) ${own})`;
+}
+
+/** The rows of infoJson's array (PostgreSQL's driver parses JSON itself, the others give text). */
+function joinedInfos(tokenId: number, json: unknown) {
+  const list = (typeof json === 'string' ? JSON.parse(json) : json) as [string, string, string][];
+  return list.map(([key, value, type]) => ({ token_id: tokenId, key, value, type }));
+}
+
+function loadJoined(
   rt: Runtime,
-  db: Executor,
   joined: readonly (TokenRow & {
     owner_resolver: string | null;
     owner_user_id: string | null;
     owner_realm_name: string | null;
     realm_name: string | null;
+    infos: unknown;
   })[],
-): Promise<LoadedToken[]> {
-  if (joined.length === 0) return [];
-  const byId = new Map<number, { row: TokenRow; owner: TokenOwner | undefined; realms: string[] }>();
+): LoadedToken[] {
+  const byId = new Map<
+    number,
+    { row: TokenRow; owner: TokenOwner | undefined; realms: string[]; infos: unknown }
+  >();
   for (const j of joined) {
-    const { owner_resolver, owner_user_id, owner_realm_name, realm_name, ...row } = j;
+    const { owner_resolver, owner_user_id, owner_realm_name, realm_name, infos, ...row } = j;
     let entry = byId.get(row.id);
     if (!entry) {
       // As loadRows: an owner whose realm is gone is no owner.
@@ -154,21 +175,20 @@ async function loadJoined(
         owner_resolver !== null && owner_user_id !== null && owner_realm_name !== null
           ? { resolver: owner_resolver, userId: owner_user_id, realm: owner_realm_name }
           : undefined;
-      entry = { row, owner, realms: [] };
+      entry = { row, owner, realms: [], infos };
       byId.set(row.id, entry);
     }
     if (realm_name !== null) entry.realms.push(realm_name);
   }
-  const infos = await infoRows(db, [...byId.keys()]);
-  return [...byId.values()].map((e) => loaded(rt, e.row, infos, e.owner, e.realms));
+  return [...byId.values()].map((e) => loaded(rt, e.row, joinedInfos(e.row.id, e.infos), e.owner, e.realms));
 }
 
-const tokenOfSerial = prepared((db, v: { serial: string }) =>
-  withOwnerAndRealms(db).where('token.serial', '=', v.serial).orderBy('token_realm.name'),
+const tokenOfSerial = prepared((db, v: { serial: string }, dialect) =>
+  withOwnerAndRealms(db, dialect).where('token.serial', '=', v.serial).orderBy('token_realm.name'),
 );
 
-const tokensOfUser = prepared((db, v: { resolver: string; userId: string }) =>
-  withOwnerAndRealms(db)
+const tokensOfUser = prepared((db, v: { resolver: string; userId: string }, dialect) =>
+  withOwnerAndRealms(db, dialect)
     .where('tokenowner.resolver', '=', v.resolver)
     .where('tokenowner.user_id', '=', v.userId)
     .orderBy('token.serial')
@@ -180,8 +200,8 @@ export async function findToken(
   serial: string,
   db: Executor = rt.store.db,
 ): Promise<LoadedToken | undefined> {
-  const { rows } = await tokenOfSerial.run(db, { serial });
-  return (await loadJoined(rt, db, rows))[0];
+  const { rows } = await tokenOfSerial.run(db, { serial }, rt.store.dialect);
+  return loadJoined(rt, rows)[0];
 }
 
 /** The token of a serial; unknown → 601 `The requested token could not be found.` */
@@ -197,8 +217,8 @@ export async function requireToken(
 
 /** Every token of a user (owner resolver and user id). */
 export async function tokensOfOwner(rt: Runtime, resolver: string, userId: string): Promise<LoadedToken[]> {
-  const { rows } = await tokensOfUser.run(rt.store.db, { resolver, userId });
-  return loadJoined(rt, rt.store.db, rows);
+  const { rows } = await tokensOfUser.run(rt.store.db, { resolver, userId }, rt.store.dialect);
+  return loadJoined(rt, rows);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -85,11 +85,11 @@ describe.each(testDialects())('statements of /validate/check on %s', (dialect) =
       const list = rec.take();
       print(`${dialect} ${name}`, list);
       const tokenPart = list.filter((x) => TOKEN_TABLES.test(x.sql));
-      // The token rows with owner and realms, the tokeninfo; on success the OTP compare-and-set,
+      // The token rows with owner, realms and tokeninfo in one; on success the OTP compare-and-set,
       // count_auth and count_auth_success in one statement, last_auth; on failure the fail counter
       // (MariaDB reads it back) and count_auth.
       expect(tokenPart.length, tokenPart.map((x) => `${x.sql} (${x.from})`).join('\n')).toBeLessThanOrEqual(
-        result === 'REJECT' && dialect !== 'mysql' ? 4 : 5,
+        result === 'REJECT' && dialect !== 'mysql' ? 3 : 4,
       );
     });
   }
