@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cli, CREATED, launch, stop } from '../helpers/authsrv-process.ts';
-import { run } from '../helpers/signature.ts';
+import { run } from '../helpers/run.ts';
 
 const LISTENING = /^authsrv (\S+) listening on (https?:\/\/\S+)/m;
 

@@ -1,9 +1,8 @@
 // Checks a signed JSON answer without the project's own signing code: python3 parses the body,
 // removes `signature` and re-serialises with json.dumps(sort_keys=True); the openssl CLI then
 // verifies the RSA-PSS signature (SHA-256, MGF1-SHA-256, maximum salt length) over those bytes.
-// The tools run asynchronously: a test server lives in the same process and must keep serving (and
-// keep its keep-alive timers in step with the client's) while they run.
-import { spawn } from 'node:child_process';
+// The tools run asynchronously (helpers/run.ts): a test server lives in the same process and must
+// keep serving (and keep its keep-alive timers in step with the client's) while they run.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,30 +30,7 @@ sys.stdout.write(json.dumps({
 }))
 `;
 
-export interface RunResult {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-export function run(command: string, args: string[], input?: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    // A command that reads files, not stdin, may exit before the write lands: that EPIPE is harmless.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input ?? '');
-  });
-}
+import { run } from './run.ts';
 
 /** Runs the openssl CLI verification of `signatureHex` over `data` with the PEM public key file. */
 export async function opensslVerify(
@@ -90,7 +66,7 @@ export async function opensslVerify(
 }
 
 export async function checkSignedBody(body: string, publicKeyFile: string): Promise<WireCheck> {
-  const r = await run('python3', ['-c', SPLIT], body);
+  const r = await run('python3', ['-c', SPLIT], { input: body });
   if (r.status !== 0) throw new Error(`python3 could not split the signed body: ${r.stderr}`);
   const split = JSON.parse(r.stdout) as { wire_ok: boolean; data: string; sig: string };
   const v = await opensslVerify(Buffer.from(split.data, 'utf8'), split.sig, publicKeyFile);

@@ -1,7 +1,6 @@
 // The driver's answer checks (scripts/bench/answers.ts) with crafted answers, and the real driver
 // process (scripts/bench/driver.ts, autocannon) against a fake server whose answers are wrong: the
 // run must be judged failed (report.ts) instead of yielding a rate.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +19,7 @@ import {
 } from '../../scripts/bench/answers.ts';
 import type { DriverPlan, DriverResult, UserGroup, Workload } from '../../scripts/bench/plan.ts';
 import { judge } from '../../scripts/bench/report.ts';
+import { run } from '../helpers/run.ts';
 
 const SIG = 'rsa_sha256_pss:abcdef';
 const group: UserGroup = { prefix: 'pw', width: 5, count: 4, realm: 'bench' };
@@ -235,18 +235,9 @@ describe('the driver against a fake server', () => {
     const file = join(dir, 'plan.json');
     writeFileSync(file, JSON.stringify(plan));
     // Asynchronous: the fake server answers from this process meanwhile.
-    const child = spawn(process.execPath, [DRIVER, file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    const code = await new Promise<number | null>((done) => child.on('exit', done));
-    expect(code, stderr).toBe(0);
-    return JSON.parse(stdout.trim()) as DriverResult;
+    const r = await run(process.execPath, [DRIVER, file]);
+    expect(r.status, r.stderr).toBe(0);
+    return JSON.parse(r.stdout.trim()) as DriverResult;
   }
 
   it('counts accepted logins as good: the run passes', async () => {

@@ -1,12 +1,12 @@
 // The real benchmark (scripts/bench/main.ts), briefly: server start, fixtures, the driver process, the
 // table and the results file; then once with the server's answers made wrong, which must fail loudly.
 // Short runs at 2 connections on SQLite, the results file in a temporary directory (--results-dir).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { run } from '../helpers/run.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'scripts/bench/main.ts');
@@ -23,21 +23,8 @@ async function bench(args: string[], env: Record<string, string> = {}): Promise<
   for (const [k, v] of Object.entries(process.env)) {
     if (!k.startsWith('BENCH_') && !k.startsWith('AUTHSRV_')) clean[k] = v;
   }
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    cwd: ROOT,
-    env: { ...clean, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-  });
-  const code = await new Promise<number | null>((done) => child.on('exit', done));
-  return { code, stdout, stderr };
+  const r = await run(process.execPath, [MAIN, ...args], { cwd: ROOT, env: { ...clean, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** The table's rows (after the two header lines) as cells. */

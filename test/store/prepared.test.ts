@@ -16,7 +16,9 @@ describe.each(testDialects())('prepared queries on %s', (dialect) => {
     await migrate(store);
     await store.db
       .insertInto('meta')
-      .values(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].map((name, i) => ({ name, value: String(i) })))
+      .values(
+        ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].map((name, i) => ({ name, value: String(i) })),
+      )
       .execute();
   });
   afterEach(async () => {
@@ -103,17 +105,17 @@ describe.each(testDialects())('prepared queries on %s', (dialect) => {
     const setValue = prepared((db, v: { name: string; value: string }) =>
       db.updateTable('meta').set({ value: v.value }).where('name', '=', v.name),
     );
-    const valueOf = prepared((db, v: { name: string }) =>
+    const readValue = prepared((db, v: { name: string }) =>
       db.selectFrom('meta').select('value').where('name', '=', v.name),
     );
     await expect(
       store.db.transaction().execute(async (trx) => {
         await setValue.run(trx, { name: 'a', value: 'changed' });
-        expect((await valueOf.run(trx, { name: 'a' })).rows).toEqual([{ value: 'changed' }]);
+        expect((await readValue.run(trx, { name: 'a' })).rows).toEqual([{ value: 'changed' }]);
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
-    expect((await valueOf.run(store.db, { name: 'a' })).rows).toEqual([{ value: '0' }]);
+    expect((await readValue.run(store.db, { name: 'a' })).rows).toEqual([{ value: '0' }]);
   });
 
   it('shows every run to the plugins, with one query id from transformQuery to transformResult', async () => {
@@ -130,13 +132,13 @@ describe.each(testDialects())('prepared queries on %s', (dialect) => {
         return args.result;
       },
     };
-    const valueOf = prepared((db, v: { name: string }) =>
+    const readValue = prepared((db, v: { name: string }) =>
       db.selectFrom('meta').select('value').where('name', '=', v.name),
     );
-    await valueOf.run(store.db, { name: 'a' });
+    await readValue.run(store.db, { name: 'a' });
     const watched = store.db.withPlugin(plugin);
-    expect((await valueOf.run(watched, { name: 'b' })).rows).toEqual([{ value: '1' }]);
-    expect((await valueOf.run(watched, { name: 'c' })).rows).toEqual([{ value: '2' }]);
+    expect((await readValue.run(watched, { name: 'b' })).rows).toEqual([{ value: '1' }]);
+    expect((await readValue.run(watched, { name: 'c' })).rows).toEqual([{ value: '2' }]);
     expect(seen).toHaveLength(2);
     expect(seen[0]?.sql).toMatch(/^select .value. from .meta. where .name. = /);
     expect(results).toEqual(seen.map((s) => s.id));
@@ -144,7 +146,7 @@ describe.each(testDialects())('prepared queries on %s', (dialect) => {
   });
 
   it('compiles anew when a plugin changes the query', async () => {
-    const valueOf = prepared((db, v: { name: string }) =>
+    const readValue = prepared((db, v: { name: string }) =>
       db.selectFrom('meta').select('value').where('name', '=', v.name),
     );
     // A plugin that turns the query into one for another row: its query is what runs.
@@ -157,7 +159,9 @@ describe.each(testDialects())('prepared queries on %s', (dialect) => {
       },
       transformResult: async (args) => args.result,
     };
-    expect((await valueOf.run(store.db, { name: 'a' })).rows).toEqual([{ value: '0' }]);
-    expect((await valueOf.run(store.db.withPlugin(otherRow), { name: 'a' })).rows).toEqual([{ value: '9' }]);
+    expect((await readValue.run(store.db, { name: 'a' })).rows).toEqual([{ value: '0' }]);
+    expect((await readValue.run(store.db.withPlugin(otherRow), { name: 'a' })).rows).toEqual([
+      { value: '9' },
+    ]);
   });
 });

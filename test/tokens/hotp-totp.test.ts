@@ -8,6 +8,7 @@ import { HotpType } from '../../src/tokens/hotp.ts';
 import { type Hashlib, hotpValue } from '../../src/tokens/oath.ts';
 import type { EnrollRequest, TokenState } from '../../src/tokens/token-type.ts';
 import { TotpType } from '../../src/tokens/totp.ts';
+import { RFC4226_HOTP } from '../helpers/otp.ts';
 
 const hotp = new HotpType();
 const totp = new TotpType();
@@ -63,18 +64,7 @@ function base32check(key: Buffer): string {
 }
 
 describe('HotpType.checkOtp (RFC 4226 key, reference 4.5)', () => {
-  const rfc = [
-    '755224',
-    '287082',
-    '359152',
-    '969429',
-    '338314',
-    '254676',
-    '287922',
-    '162583',
-    '399871',
-    '520489',
-  ];
+  const rfc = RFC4226_HOTP;
 
   it('accepts counters count … count+countWindow−1 and stores c+1', () => {
     for (const [c, otp] of rfc.entries()) {

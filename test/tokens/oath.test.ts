@@ -3,23 +3,9 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { findCounter, HASHLIBS, type Hashlib, hotpValue, isHashlib, sameOtp } from '../../src/tokens/oath.ts';
+import { RFC4226_HOTP, RFC4226_KEY } from '../helpers/otp.ts';
 
 /** RFC 4226 Appendix D: the secret "12345678901234567890". */
-const RFC4226_KEY = Buffer.from('12345678901234567890', 'ascii');
-
-/** RFC 4226 Appendix D: HOTP values (6 digits) for counters 0–9. */
-const RFC4226_HOTP = [
-  '755224',
-  '287082',
-  '359152',
-  '969429',
-  '338314',
-  '254676',
-  '287922',
-  '162583',
-  '399871',
-  '520489',
-];
 
 /** RFC 4226 Appendix D: the truncated 31-bit values ("Decimal") for counters 0–9. */
 const RFC4226_TRUNCATED = [

@@ -4,23 +4,12 @@ import { ParameterError } from '../../src/core/errors.ts';
 import { hotpValue } from '../../src/tokens/oath.ts';
 import { PaperType } from '../../src/tokens/paper.ts';
 import type { EnrollRequest, TokenState } from '../../src/tokens/token-type.ts';
+import { RFC4226_HOTP, RFC4226_KEY_HEX } from '../helpers/otp.ts';
 
 const paper = new PaperType();
 
-/** RFC 4226 Appendix D. */
-const RFC_KEY_HEX = '3132333435363738393031323334353637383930';
-const RFC_VALUES = [
-  '755224',
-  '287082',
-  '359152',
-  '969429',
-  '338314',
-  '254676',
-  '287922',
-  '162583',
-  '399871',
-  '520489',
-];
+const RFC_KEY_HEX = RFC4226_KEY_HEX;
+const RFC_VALUES = RFC4226_HOTP;
 
 function request(params: Record<string, string>): EnrollRequest {
   return { serial: 'PPR0001', params, settings: { get: () => undefined }, now: new Date() };
