@@ -29,6 +29,16 @@ afterAll(async () => {
   await slapd?.stop();
 });
 
+/** An LDAP resolver on the slapd fixture, binding as its reader. */
+const readerSettings = () => ({
+  type: 'ldapresolver',
+  LDAPURI: slapd.url,
+  LDAPBASE: BASE_DN,
+  BINDDN: READER_DN,
+  BINDPW: READER_PASSWORD,
+  LDAPSEARCHFILTER: '(uid=*)(objectClass=inetOrgPerson)',
+});
+
 describe.each(testDialects())('/resolver on %s', (dialect) => {
   let s: TestServer;
   let admin: string;
@@ -207,15 +217,7 @@ describe.each(testDialects())('/resolver on %s', (dialect) => {
   });
 
   it('keeps the LDAP bind password sealed and censored, and uses it for tests and logins', async () => {
-    const params = {
-      type: 'ldapresolver',
-      LDAPURI: slapd.url,
-      LDAPBASE: BASE_DN,
-      BINDDN: READER_DN,
-      BINDPW: READER_PASSWORD,
-      LDAPSEARCHFILTER: '(uid=*)(objectClass=inetOrgPerson)',
-      LOGINNAMEATTRIBUTE: 'uid',
-    };
+    const params = { ...readerSettings(), LOGINNAMEATTRIBUTE: 'uid' };
     ok(await s.call('POST', '/resolver/ldap1', params, admin));
     const view = ok(await s.call('GET', '/resolver/ldap1', {}, admin)).ldap1;
     expect(view.data.BINDPW).toBe(CENSORED);
@@ -254,12 +256,7 @@ describe.each(testDialects())('/resolver on %s', (dialect) => {
 
   it('logs LDAP settings that are accepted but not used, and ends the test description with them', async () => {
     const params = {
-      type: 'ldapresolver',
-      LDAPURI: slapd.url,
-      LDAPBASE: BASE_DN,
-      BINDDN: READER_DN,
-      BINDPW: READER_PASSWORD,
-      LDAPSEARCHFILTER: '(uid=*)(objectClass=inetOrgPerson)',
+      ...readerSettings(),
       KEYTABFILE: '/etc/krb5.keytab',
       SERVERPOOL_ROUNDS: '2',
       SERVERPOOL_STRATEGY: 'ROUND_ROBIN',
