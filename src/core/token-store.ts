@@ -4,6 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Selectable, sql, type Transaction } from 'kysely';
 import { hashPassword, verifyPassword } from '../crypto/password-hash.ts';
+import type { Dialect } from '../store/database.ts';
 import { prepared } from '../store/prepared.ts';
 import type { Database, TokenTable } from '../store/schema.ts';
 import { findTokenType } from '../tokens/registry.ts';
@@ -118,7 +119,7 @@ function loaded(
  * realm-name order as loadRows has them; a token has at most one owner) and their tokeninfo as one
  * JSON array of [key, value, type] (`infoJson`; every statement saved counts on the login path).
  */
-function withOwnerAndRealms(db: Executor, dialect: string) {
+function withOwnerAndRealms(db: Executor, dialect: Dialect) {
   return db
     .selectFrom('token')
     .leftJoin('tokenowner', 'tokenowner.token_id', 'token.id')
@@ -136,7 +137,7 @@ function withOwnerAndRealms(db: Executor, dialect: string) {
 }
 
 /** The tokeninfo of `token` as a JSON array of [key, value, type], [] for none. */
-function infoJson(dialect: string) {
+function infoJson(dialect: Dialect) {
   const [key, value, type, tokenId] = ['key', 'value', 'type', 'token_id'].map((c) => sql.ref(`ti.${c}`));
   const own = sql`from ${sql.table('tokeninfo')} as ti where ${tokenId} = ${sql.ref('token.id')}`;
   if (dialect === 'postgres')
@@ -183,11 +184,11 @@ function loadJoined(
   return [...byId.values()].map((e) => loaded(rt, e.row, joinedInfos(e.row.id, e.infos), e.owner, e.realms));
 }
 
-const tokenOfSerial = prepared((db, v: { serial: string }, dialect) =>
+const tokenOfSerial = prepared((db, v: { serial: string }, _shape, dialect) =>
   withOwnerAndRealms(db, dialect).where('token.serial', '=', v.serial).orderBy('token_realm.name'),
 );
 
-const tokensOfUser = prepared((db, v: { resolver: string; userId: string }, dialect) =>
+const tokensOfUser = prepared((db, v: { resolver: string; userId: string }, _shape, dialect) =>
   withOwnerAndRealms(db, dialect)
     .where('tokenowner.resolver', '=', v.resolver)
     .where('tokenowner.user_id', '=', v.userId)
@@ -200,7 +201,7 @@ export async function findToken(
   serial: string,
   db: Executor = rt.store.db,
 ): Promise<LoadedToken | undefined> {
-  const { rows } = await tokenOfSerial.run(db, { serial }, rt.store.dialect);
+  const { rows } = await tokenOfSerial.run(db, { serial });
   return loadJoined(rt, rows)[0];
 }
 
@@ -217,7 +218,7 @@ export async function requireToken(
 
 /** Every token of a user (owner resolver and user id). */
 export async function tokensOfOwner(rt: Runtime, resolver: string, userId: string): Promise<LoadedToken[]> {
-  const { rows } = await tokensOfUser.run(rt.store.db, { resolver, userId }, rt.store.dialect);
+  const { rows } = await tokensOfUser.run(rt.store.db, { resolver, userId });
   return loadJoined(rt, rows);
 }
 
@@ -496,16 +497,19 @@ function incremented(dialect: Runtime['store']['dialect']) {
   return sql<string>`cast(cast(${value} as integer) + 1 as text)`;
 }
 
-/** Adds one to the tokeninfo entries `keys` of a token; the shape is the dialect. */
-const counterIncrementOf = (db: Executor, v: { id: number; keys: readonly string[] }, dialect: string) =>
+/** Adds one to the tokeninfo entries `keys` of a token. */
+const counterIncrementOf = (db: Executor, v: { id: number; keys: readonly string[] }, dialect: Dialect) =>
   db
     .updateTable('tokeninfo')
-    .set({ value: incremented(dialect as Runtime['store']['dialect']) })
+    .set({ value: incremented(dialect) })
     .where('token_id', '=', v.id)
     .where('key', 'in', v.keys);
-const counterIncrement = prepared(counterIncrementOf);
-const counterIncrementReturning = prepared((db, v: { id: number; keys: readonly string[] }, dialect) =>
-  counterIncrementOf(db, v, dialect).returning(['key', 'value']),
+const counterIncrement = prepared((db, v: { id: number; keys: readonly string[] }, _shape, dialect) =>
+  counterIncrementOf(db, v, dialect),
+);
+const counterIncrementReturning = prepared(
+  (db, v: { id: number; keys: readonly string[] }, _shape, dialect) =>
+    counterIncrementOf(db, v, dialect).returning(['key', 'value']),
 );
 
 /**
@@ -522,10 +526,10 @@ export async function bumpInfoCounters(rt: Runtime, t: LoadedToken, keys: readon
   const db = rt.store.db;
   const dialect = rt.store.dialect;
   const present = keys.filter((k) => t.info[k] !== undefined);
-  const add = async (keys: readonly string[]): Promise<number> => {
+  const add = async (which: readonly string[]): Promise<number> => {
     if (dialect === 'mysql')
-      return Number((await counterIncrement.run(db, { id: t.row.id, keys }, dialect)).numAffectedRows);
-    const { rows } = await counterIncrementReturning.run(db, { id: t.row.id, keys }, dialect);
+      return Number((await counterIncrement.run(db, { id: t.row.id, keys: which })).numAffectedRows);
+    const { rows } = await counterIncrementReturning.run(db, { id: t.row.id, keys: which });
     for (const row of rows) t.info[row.key] = row.value;
     return rows.length;
   };

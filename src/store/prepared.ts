@@ -10,10 +10,14 @@ import {
   type Compilable,
   type CompiledQuery,
   createQueryId,
+  type DialectAdapter,
   type Kysely,
+  MysqlAdapter,
+  PostgresAdapter,
   type QueryResult,
   type RootOperationNode,
 } from 'kysely';
+import type { Dialect } from './database.ts';
 import type { Database } from './schema.ts';
 
 /** Where a value of the arguments goes: `values[name]`, or `values[name][index]` for a list. */
@@ -56,6 +60,13 @@ function listLengths(values: Record<string, Value>): string | undefined {
   return key;
 }
 
+/** The dialect of a database's adapter (the build function of a query may depend on it). */
+function dialectOf(adapter: DialectAdapter): Dialect {
+  if (adapter instanceof PostgresAdapter) return 'postgres';
+  if (adapter instanceof MysqlAdapter) return 'mysql';
+  return 'sqlite';
+}
+
 export interface PreparedQuery<A extends { [K in keyof A]: Value }, R> {
   /** Runs the query with `values` on `db` (a store's Kysely or a transaction). */
   run(db: Db, values: A, shape?: string): Promise<QueryResult<R>>;
@@ -63,13 +74,14 @@ export interface PreparedQuery<A extends { [K in keyof A]: Value }, R> {
 
 /**
  * A query that is built by `build` and compiled once per database and shape (`shape`: a string
- * naming whatever the build function reads besides the stand-ins; list lengths are added to it,
+ * naming whatever the build function reads besides the stand-ins and the dialect, which it is
+ * given; list lengths are added to the shape,
  * and a query with a list longer than LONGEST_KEPT_LIST is compiled each time and not kept).
  * Plugins of the Kysely instance see the query as they would see it built: transformQuery is given
  * the kept operation node, and one that changes it gets that query compiled anew.
  */
 export function prepared<A extends { [K in keyof A]: Value }, R>(
-  build: (db: Db, values: StandIns<A>, shape: string) => Compilable<R>,
+  build: (db: Db, values: StandIns<A>, shape: string, dialect: Dialect) => Compilable<R>,
 ): PreparedQuery<A, R> {
   // Per adapter: one database's Kysely instances (plugins, transactions) share it, and its dialect.
   const kept = new WeakMap<object, Map<string, CompiledQuery<R>>>();
@@ -86,7 +98,7 @@ export function prepared<A extends { [K in keyof A]: Value }, R>(
       let compiled = lengths === undefined ? undefined : byShape.get(key);
       if (!compiled) {
         // Compiled without the plugins of `db`: they are applied on each run below.
-        compiled = build(db.withoutPlugins(), standIns(values), shape).compile();
+        compiled = build(db.withoutPlugins(), standIns(values), shape, dialectOf(executor.adapter)).compile();
         if (lengths !== undefined) byShape.set(key, compiled);
       }
       const parameters = compiled.parameters.map((p) => (p instanceof Slot ? bound(p, values) : p));
