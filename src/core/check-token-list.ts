@@ -10,6 +10,7 @@ import { TokenAdminError } from './errors.ts';
 import { type EyesOutcome, type PasswordCheck, passwordsOf, presentEyes } from './four-eyes.ts';
 import { configFlag, configNumber } from './system-config.ts';
 import {
+  bumpInfoCounterBelow,
   bumpInfoCounters,
   consumeOtp,
   deleteTokenInfo,
@@ -60,15 +61,23 @@ function outsideValidity(t: LoadedToken, now: Date): boolean {
   return now.getTime() < start || now.getTime() > end;
 }
 
+const COUNTER_EXCEEDED = 'Authentication counter exceeded';
+
+/** A counting tokeninfo value, or a limit, as the checks read it (leading integer, else 0). */
+const infoNumber = (t: LoadedToken, key: string) => Number.parseInt(t.info[key] ?? '0', 10) || 0;
+
+/** The counters a success adds to, with their limits (count_auth_max …; 0 = no limit). */
+function successCounters(t: LoadedToken): { key: string; max: number }[] {
+  return [
+    { key: 'count_auth', max: infoNumber(t, 'count_auth_max') },
+    { key: 'count_auth_success', max: infoNumber(t, 'count_auth_success_max') },
+  ];
+}
+
 /** Why a token cannot be used now, or undefined (check_all). */
 export function unusable(t: LoadedToken, now: Date): string | undefined {
-  const max = (k: string) => Number.parseInt(t.info[k] ?? '0', 10) || 0;
-  const count = (k: string) => Number.parseInt(t.info[k] ?? '0', 10) || 0;
-  if (
-    (max('count_auth_max') > 0 && count('count_auth') >= max('count_auth_max')) ||
-    (max('count_auth_success_max') > 0 && count('count_auth_success') >= max('count_auth_success_max'))
-  )
-    return 'Authentication counter exceeded';
+  if (successCounters(t).some(({ key, max }) => max > 0 && infoNumber(t, key) >= max))
+    return COUNTER_EXCEEDED;
   if (Number(t.row.active) !== 1) return 'Token is disabled';
   if (t.row.failcount >= t.row.maxfail) return 'Failcounter exceeded';
   if (outsideValidity(t, now)) return 'Outside validity period';
@@ -104,8 +113,7 @@ function presentedTokenCheck(rt: Runtime, prependPin: boolean, noCounter: boolea
     if (!parts || !(await pinMatches(t, parts.pin, rt))) return false;
     const match = t.type.checkOtp(tokenState(rt, t), parts.otp, rt.clock());
     if (!match || !(await consumeOtp(rt, t, match.newCount, match.newKey))) return false;
-    await succeeded(rt, t, match.info, noCounter);
-    return true;
+    return (await succeeded(rt, t, match.info, noCounter)) === undefined;
   };
 }
 
@@ -127,24 +135,52 @@ function tokenDetail(t: LoadedToken): Detail {
   return { serial: t.row.serial, type: t.type.type, otplen: t.row.otplen };
 }
 
-async function countAuth(rt: Runtime, t: LoadedToken, success: boolean, noCounter: boolean): Promise<void> {
-  if (noCounter) return;
-  await bumpInfoCounters(rt, t, success ? ['count_auth', 'count_auth_success'] : ['count_auth']);
+async function countFailure(rt: Runtime, t: LoadedToken, noCounter: boolean): Promise<void> {
+  if (!noCounter) await bumpInfoCounters(rt, t, ['count_auth']);
 }
 
-/** The bookkeeping of a token that authenticated (the counter was already consumed). */
+/**
+ * Counts a success in count_auth and count_auth_success (one UPDATE for both when neither has a
+ * limit). A counter with a limit is counted only below it, by the database, so that of a burst of
+ * requests that all loaded the token below its limit only as many pass as the limit leaves; the
+ * others get COUNTER_EXCEEDED, as one more request after them would from unusable().
+ */
+async function countSuccess(rt: Runtime, t: LoadedToken, noCounter: boolean): Promise<string | undefined> {
+  if (noCounter) return undefined;
+  const counters = successCounters(t);
+  if (counters.every((c) => c.max <= 0)) {
+    await bumpInfoCounters(
+      rt,
+      t,
+      counters.map((c) => c.key),
+    );
+    return undefined;
+  }
+  // In order: a success refused at count_auth_max counts nowhere, one refused at
+  // count_auth_success_max counts as an attempt only.
+  for (const { key, max } of counters) {
+    if (max <= 0) await bumpInfoCounters(rt, t, [key]);
+    else if (!(await bumpInfoCounterBelow(rt, t, key, max))) return COUNTER_EXCEEDED;
+  }
+  return undefined;
+}
+
+/**
+ * The bookkeeping of a token that authenticated (the counter was already consumed); the reason
+ * when a burst of concurrent requests took the last counts under its limit (the success is void).
+ */
 async function succeeded(
   rt: Runtime,
   t: LoadedToken,
   info: Record<string, string> | undefined,
   noCounter: boolean,
-) {
+): Promise<string | undefined> {
   if (t.type.singleUse) {
     await deleteTokenRows(rt.store.db, t);
-    return;
+    return undefined;
   }
   if (info && Object.keys(info).length > 0) await setTokenInfoRacing(rt, t.row.id, info);
-  await countAuth(rt, t, true, noCounter);
+  return countSuccess(rt, t, noCounter);
 }
 
 /**
@@ -256,8 +292,9 @@ export async function checkTokenList(
   const accepted: LoadedToken[] = [];
   for (const v of valid) {
     if (await consumeOtp(rt, v.t, v.newCount, v.newKey)) {
-      await succeeded(rt, v.t, v.info, noCounter);
-      accepted.push(v.t);
+      const refused = await succeeded(rt, v.t, v.info, noCounter);
+      if (refused) reasons.push(refused);
+      else accepted.push(v.t);
     } else pinMatching.push({ t: v.t, otp: '' });
   }
   if (accepted.length > 0) {
@@ -297,7 +334,7 @@ export async function checkTokenList(
   if (pinMatching.length > 0) {
     for (const { t } of pinMatching) {
       await incFailcount(rt, t, now);
-      await countAuth(rt, t, false, noCounter);
+      await countFailure(rt, t, noCounter);
     }
     if (pinMatching.length === 1) {
       const { t, otp, extra } = pinMatching[0]!;
@@ -312,7 +349,7 @@ export async function checkTokenList(
     if (await configFlag(rt, 'IncFailCountOnFalsePin', true)) {
       for (const t of invalid) {
         await incFailcount(rt, t, now);
-        await countAuth(rt, t, false, noCounter);
+        await countFailure(rt, t, noCounter);
       }
     }
     return {
@@ -381,7 +418,8 @@ async function answerChallenge(
         const message = `Challenge matches, but token is not fit for challenge. ${unfit}`;
         return { value: false, detail: { message, ...tokenDetail(t) }, token: t };
       }
-      await succeeded(rt, t, info, noCounter);
+      const refused = await succeeded(rt, t, info, noCounter);
+      if (refused) return { value: false, detail: { message: refused, ...tokenDetail(t) }, token: t };
       await deleteTransaction(rt, tid);
       return { value: true, detail: { message: 'Found matching challenge', ...tokenDetail(t) }, token: t };
     }

@@ -482,19 +482,27 @@ function counterValue(text: string | undefined): number {
 }
 
 /**
- * The stored value + 1, computed by the database on the text column. The value is read as
- * counterValue reads it (leading integer, else 0), so that an odd stored value fails no check:
- * SQLite's CAST takes the leading integer by itself; PostgreSQL's ::bigint and MariaDB's strict
- * mode would refuse anything but digits, so the leading integer is cut out first. (`{0,1}`, not
- * `?`: mysql2 would take a `?` in the SQL text for a parameter.)
+ * A counting tokeninfo value as the database reads it, the way counterValue reads it (leading
+ * integer, else 0), so that an odd stored value fails no check: SQLite's CAST takes the leading
+ * integer by itself; PostgreSQL's ::bigint and MariaDB's strict mode would refuse anything but
+ * digits, so the leading integer is cut out first. (`{0,1}`, not `?`: mysql2 would take a `?` in
+ * the SQL text for a parameter.)
  */
-function incremented(dialect: Runtime['store']['dialect']) {
+function counted(dialect: Dialect) {
   const value = sql.ref('tokeninfo.value');
   if (dialect === 'postgres')
-    return sql<string>`(coalesce(substring(${value} from '^\\s*([+-]{0,1}[0-9]+)')::bigint, 0) + 1)::text`;
+    return sql<number>`coalesce(substring(${value} from '^\\s*([+-]{0,1}[0-9]+)')::bigint, 0)`;
   if (dialect === 'mysql')
-    return sql<string>`cast(case when ${value} regexp '^[[:space:]]*[+-]{0,1}[0-9]' then cast(regexp_substr(${value}, '[+-]{0,1}[0-9]+') as signed) else 0 end + 1 as char)`;
-  return sql<string>`cast(cast(${value} as integer) + 1 as text)`;
+    return sql<number>`(case when ${value} regexp '^[[:space:]]*[+-]{0,1}[0-9]' then cast(regexp_substr(${value}, '[+-]{0,1}[0-9]+') as signed) else 0 end)`;
+  return sql<number>`cast(${value} as integer)`;
+}
+
+/** The stored value + 1, computed by the database on the text column. */
+function incremented(dialect: Dialect) {
+  const value = counted(dialect);
+  if (dialect === 'mysql') return sql<string>`cast(${value} + 1 as char)`;
+  if (dialect === 'postgres') return sql<string>`(${value} + 1)::text`;
+  return sql<string>`cast(${value} + 1 as text)`;
 }
 
 /** Adds one to the tokeninfo entries `keys` of a token. */
@@ -544,4 +552,52 @@ export async function bumpInfoCounters(rt: Runtime, t: LoadedToken, keys: readon
       if ((await add([key])) === 0) throw e;
     }
   }
+}
+
+/**
+ * Adds one to the counting tokeninfo entry `key` only while it is below `max` (count_auth_max,
+ * count_auth_success_max), in the database's own UPDATE: of concurrent requests that all loaded
+ * the token below its limit, only as many as the limit leaves are counted, so a burst cannot pass
+ * it. False when the entry is at its limit. A missing entry is inserted as 1 (`max` ≥ 1); when a
+ * concurrent request inserted it first, the guarded UPDATE is tried on its row.
+ */
+export async function bumpInfoCounterBelow(
+  rt: Runtime,
+  t: LoadedToken,
+  key: string,
+  max: number,
+): Promise<boolean> {
+  const db = rt.store.db;
+  const dialect = rt.store.dialect;
+  const below = async () => {
+    const r = await db
+      .updateTable('tokeninfo')
+      .set({ value: incremented(dialect) })
+      .where('token_id', '=', t.row.id)
+      .where('key', '=', key)
+      .where(counted(dialect), '<', max)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  };
+  const entryExists = async () =>
+    (await db
+      .selectFrom('tokeninfo')
+      .select('id')
+      .where('token_id', '=', t.row.id)
+      .where('key', '=', key)
+      .executeTakeFirst()) !== undefined;
+  let done = await below();
+  if (!done) {
+    try {
+      await tokeninfoInsert.run(db, { token_id: t.row.id, key, value: '1', type: '' });
+      done = true;
+    } catch (e) {
+      // The entry exists: at its limit, or inserted by a concurrent request a moment ago. Without
+      // an entry the failure of the insert is real.
+      done = await below();
+      if (!done && !(await entryExists())) throw e;
+    }
+  }
+  if (done) t.info[key] = String(counterValue(t.info[key]) + 1);
+  return done;
 }

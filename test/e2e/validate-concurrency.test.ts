@@ -127,6 +127,47 @@ describe.each(testDialects())('concurrent /validate/check on %s', (dialect) => {
     }
   });
 
+  it('lets no burst of simultaneous successes pass count_auth_success_max or count_auth_max', async () => {
+    const admin = await s.adminToken();
+    const tokenInfo = async (serial: string) => {
+      const r = ok(await s.call('GET', `/token/?serial=${serial}`, undefined, admin));
+      return r.tokens[0].info as Record<string, string>;
+    };
+    const burst = (serial: string) =>
+      Promise.all(
+        Array.from({ length: 20 }, () => s.call('POST', '/validate/check', { serial, pass: 'lp' })),
+      );
+    // Fresh tokens: the counters do not exist yet, so the burst also races on their first insert.
+    // Every request loads the token below its limit; the database lets only the limit's worth pass.
+    for (const [serial, limit, max] of [
+      ['CONCLIMIT1', 'count_auth_success_max', 5],
+      ['CONCLIMIT2', 'count_auth_max', 7],
+    ] as const) {
+      await initToken(op, { type: 'spass', pin: 'lp', serial });
+      ok(await s.call('POST', '/token/set', { serial, [limit]: String(max) }, admin));
+      const answers = await burst(serial);
+      const accepted = answers.filter((a) => a.json.result.authentication === 'ACCEPT');
+      expect(accepted, serial).toHaveLength(max);
+      for (const a of answers.filter((x) => x.json.result.authentication !== 'ACCEPT')) {
+        expect(a.json.result.value, a.text).toBe(false);
+        expect(a.json.detail.message, a.text).toBe('Authentication counter exceeded');
+      }
+      const info = await tokenInfo(serial);
+      expect(info.count_auth_success, serial).toBe(String(max));
+      expect(info.count_auth, serial).toBe(String(limit === 'count_auth_max' ? max : 20));
+      // A second burst at the limit: all refused before any counting.
+      const again = await burst(serial);
+      for (const a of again) expect(a.json.detail.message, a.text).toBe('Authentication counter exceeded');
+      expect((await tokenInfo(serial)).count_auth_success).toBe(String(max));
+    }
+    // Counters that exist already: the guarded UPDATE alone decides (a limit raised by 3).
+    ok(await s.call('POST', '/token/set', { serial: 'CONCLIMIT1', count_auth_success_max: '8' }, admin));
+    expect((await burst('CONCLIMIT1')).filter((a) => a.json.result.authentication === 'ACCEPT')).toHaveLength(
+      3,
+    );
+    expect((await tokenInfo('CONCLIMIT1')).count_auth_success).toBe('8');
+  });
+
   it('stops the fail counter of twenty simultaneous failures at maxfail and records when', async () => {
     await initToken(op, { type: 'hotp', otpkey: KEY, pin: 'fpin', serial: 'CONCFAIL1' });
     await s.rt.store.db.updateTable('token').set({ maxfail: 5 }).where('serial', '=', 'CONCFAIL1').execute();
