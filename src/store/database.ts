@@ -19,6 +19,7 @@ import {
 import { Migrator } from 'kysely/migration';
 import { DatabaseError } from '../core/errors.ts';
 import { migrationProvider } from './migrations.ts';
+import { namedStatementsSetting, namingClient } from './pg-named-statements.ts';
 import type { Database } from './schema.ts';
 import { sqliteNativeBinding } from './sqlite-binding.ts';
 
@@ -199,7 +200,12 @@ export async function openDatabase(url: string, baseDir = process.cwd()): Promis
     const { default: pg } = await import('pg');
     // PostgreSQL bigint (int8) arrives as text by default; ids and counts stay far below 2^53.
     pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    const setting = namedStatementsSetting(url);
+    const pool = new pg.Pool({
+      connectionString: setting.url,
+      max: 10,
+      ...(setting.named ? { Client: namingClient(pg.Client) } : {}),
+    });
     // An idle connection that the server drops (restart, failover, idle timeout) is reported as an
     // 'error' event, which would end the process if nobody listened; pg discards that connection
     // and the next query opens a new one.

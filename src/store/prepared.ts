@@ -18,6 +18,7 @@ import {
   type RootOperationNode,
 } from 'kysely';
 import type { Dialect } from './database.ts';
+import { nameStatement } from './pg-named-statements.ts';
 import type { Database } from './schema.ts';
 
 /** Where a value of the arguments goes: `values[name]`, or `values[name][index]` for a list. */
@@ -99,7 +100,10 @@ export function prepared<A extends { [K in keyof A]: Value }, R>(
       if (!compiled) {
         // Compiled without the plugins of `db`: they are applied on each run below.
         compiled = build(db.withoutPlugins(), standIns(values), shape, dialectOf(executor.adapter)).compile();
-        if (lengths !== undefined) byShape.set(key, compiled);
+        if (lengths !== undefined) {
+          byShape.set(key, compiled);
+          if (executor.adapter instanceof PostgresAdapter) nameStatement(compiled.sql);
+        }
       }
       const parameters = compiled.parameters.map((p) => (p instanceof Slot ? bound(p, values) : p));
       const queryId = createQueryId();
