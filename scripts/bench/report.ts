@@ -18,6 +18,8 @@ export interface Row {
   rssMiB: number;
   /** Server CPU time (all threads) per unit of the measured run, ms: less noisy than the rate. */
   cpuMsPerUnit?: number;
+  /** PIN runs: verifications per second with every core hashing, measured just before the run. */
+  hashBound?: number;
   ok: boolean;
   failure?: string;
   notes: string[];

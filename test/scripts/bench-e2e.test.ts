@@ -73,7 +73,8 @@ describe('npm run bench, briefly', () => {
       expect(Number(m![1]), scenario).toBeGreaterThan(0);
       for (const n of [p50, p99, cpu, rss]) expect(n, scenario).toMatch(/^\d+(\.\d+)?$/);
     }
-    expect(rows[2]![8]).toMatch(/% of hash bound/);
+    expect(rows[2]![8]).toMatch(/^\d+% of hash bound \(\d+\/s measured just before\); /);
+    expect(run.stdout).toMatch(/PIN hash bound: .* ms per hash alone .* lanes hashing at once did \d+\/s/);
 
     // The results file: in the directory asked for, with every run as intended.
     const file = /^Results: (.+\.json)$/m.exec(run.stdout)?.[1];
@@ -82,10 +83,12 @@ describe('npm run bench, briefly', () => {
     expect(readdirSync(results)).toEqual([file!.slice(results.length + 1)]);
     const json = JSON.parse(readFileSync(file!, 'utf8')) as {
       options: { dbs: string[]; signing: boolean[]; durationSeconds: number; connections: number };
+      hashBound: { msPerHash: number; perSecond: number };
       results: {
         scenario: string;
         ok: boolean;
         rate: number;
+        hashBound?: number;
         measured: { good: number; unexpected: number };
       }[];
     };
@@ -100,6 +103,11 @@ describe('npm run bench, briefly', () => {
       ['1', true],
       ['1p', true],
     ]);
+    // The bound at the start, and 1p's own, measured just before its run.
+    expect(json.hashBound.msPerHash).toBeGreaterThan(0);
+    expect(json.hashBound.perSecond).toBeGreaterThan(0);
+    expect(json.results.map((r) => r.hashBound !== undefined)).toEqual([false, false, true]);
+    expect(json.results[2]!.hashBound).toBeGreaterThan(0);
     for (const r of json.results) {
       expect(r.rate).toBeGreaterThan(0);
       expect(r.measured.good).toBeGreaterThan(0);
