@@ -42,7 +42,7 @@ export interface ListResult {
   token?: LoadedToken;
 }
 
-/** A stored validity date (`YYYY-MM-DDThh:mm+oooo`) in ms; NaN when unreadable. */
+/** A stored date `YYYY-MM-DDThh:mm+oooo` (validity, failcounter_exceeded) in ms; NaN when unreadable. */
 function validityTime(text: string | undefined): number {
   const m = text ? /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})([+-]\d{2})(\d{2})$/.exec(text) : null;
   return m ? Date.parse(`${m[1]}T${m[2]}:00${m[3]}:${m[4]}`) : Number.NaN;
@@ -190,7 +190,10 @@ async function succeeded(
 async function clearTimedOutFailcount(rt: Runtime, t: LoadedToken, timeoutMinutes: number, now: Date) {
   if (timeoutMinutes <= 0 || t.row.failcount < t.row.maxfail) return;
   const exceeded = t.info.failcounter_exceeded;
-  const at = exceeded ? Date.parse(`${exceeded.slice(0, 16)}:00Z`) : Number.NaN;
+  // With its offset (a token from privacyIDEA may carry the server's zone); a value without one
+  // is taken as UTC.
+  let at = validityTime(exceeded);
+  if (Number.isNaN(at) && exceeded) at = Date.parse(`${exceeded.slice(0, 16)}:00Z`);
   if (!Number.isFinite(at) || now.getTime() <= at + timeoutMinutes * 60_000) return;
   await rt.store.db.updateTable('token').set({ failcount: 0 }).where('id', '=', t.row.id).execute();
   await deleteTokenInfo(rt.store.db, t.row.id, 'failcounter_exceeded');

@@ -180,6 +180,33 @@ describe.each(testDialects())('token extras over HTTP on %s', (dialect) => {
       expect((await get('FC1')).info.failcounter_exceeded).toBeUndefined();
     });
 
+    it('reads failcounter_exceeded with its offset, as a token from privacyIDEA may carry it', async () => {
+      await setConfig({ failcounter_clear_timeout: '30' });
+      await init({ type: 'hotp', serial: 'FC3', otpkey: SEED });
+      const id = (await row('FC3')).id;
+      await s.rt.store.db
+        .updateTable('token')
+        .set({ maxfail: 1, failcount: 1 })
+        .where('id', '=', id)
+        .execute();
+      // 12:30+0100 is 11:30 UTC, 40 minutes before now (12:10 UTC): past the timeout. Read as UTC it
+      // would lie 20 minutes in the future.
+      now = new Date('2026-03-01T12:10:00Z');
+      await s.rt.store.db
+        .insertInto('tokeninfo')
+        .values({ token_id: id, key: 'failcounter_exceeded', value: '2026-03-01T12:30+0100', type: '' })
+        .execute();
+      expect(await check('FC3', otp(0))).toMatchObject({ value: true });
+      expect((await row('FC3')).failcount).toBe(0);
+      // A value without its zone is UTC, as before: 11:50 is 20 minutes ago, within the timeout.
+      await s.rt.store.db.updateTable('token').set({ failcount: 1 }).where('id', '=', id).execute();
+      await s.rt.store.db
+        .insertInto('tokeninfo')
+        .values({ token_id: id, key: 'failcounter_exceeded', value: '2026-03-01T11:50', type: '' })
+        .execute();
+      expect(await check('FC3', otp(1))).toMatchObject({ message: 'Failcounter exceeded' });
+    });
+
     it('after the timeout a wrong value counts again from 0', async () => {
       await setConfig({ failcounter_clear_timeout: '1' });
       await init({ type: 'hotp', serial: 'FC2', otpkey: SEED });
