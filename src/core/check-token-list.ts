@@ -42,16 +42,23 @@ export interface ListResult {
   token?: LoadedToken;
 }
 
-/** A stored date `YYYY-MM-DDThh:mm+oooo` (validity, failcounter_exceeded) in ms; NaN when unreadable. */
-function validityTime(text: string | undefined): number {
-  const m = text ? /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})([+-]\d{2})(\d{2})$/.exec(text) : null;
-  return m ? Date.parse(`${m[1]}T${m[2]}:00${m[3]}:${m[4]}`) : Number.NaN;
+const STORED_MINUTE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2})?(?:([+-]\d{2}):?(\d{2}))?$/;
+
+/**
+ * A stored date `YYYY-MM-DDThh:mm+oooo` (validity, failcounter_exceeded) in ms, also with seconds
+ * or `+hh:mm`; NaN when unreadable. A value without an offset is read as UTC or as unreadable.
+ */
+function storedMinuteTime(text: string | undefined, withoutOffset: 'utc' | 'unreadable'): number {
+  const m = text ? STORED_MINUTE.exec(text) : null;
+  if (!m || (m[4] === undefined && withoutOffset === 'unreadable')) return Number.NaN;
+  const zone = m[4] === undefined ? 'Z' : `${m[4]}:${m[5]}`;
+  return Date.parse(`${m[1]}T${m[2]}${m[3] ?? ':00'}${zone}`);
 }
 
 /** Whether `now` is outside the token's validity_period_start … validity_period_end. */
 function outsideValidity(t: LoadedToken, now: Date): boolean {
-  const start = validityTime(t.info.validity_period_start);
-  const end = validityTime(t.info.validity_period_end);
+  const start = storedMinuteTime(t.info.validity_period_start, 'unreadable');
+  const end = storedMinuteTime(t.info.validity_period_end, 'unreadable');
   // An unreadable date that is set counts as outside: a token never gets more validity than meant.
   if (
     (t.info.validity_period_start && Number.isNaN(start)) ||
@@ -189,11 +196,8 @@ async function succeeded(
  */
 async function clearTimedOutFailcount(rt: Runtime, t: LoadedToken, timeoutMinutes: number, now: Date) {
   if (timeoutMinutes <= 0 || t.row.failcount < t.row.maxfail) return;
-  const exceeded = t.info.failcounter_exceeded;
-  // With its offset (a token from privacyIDEA may carry the server's zone); a value without one
-  // is taken as UTC.
-  let at = validityTime(exceeded);
-  if (Number.isNaN(at) && exceeded) at = Date.parse(`${exceeded.slice(0, 16)}:00Z`);
+  // With its offset (a token from privacyIDEA may carry the server's zone); without one, UTC.
+  const at = storedMinuteTime(t.info.failcounter_exceeded, 'utc');
   if (!Number.isFinite(at) || now.getTime() <= at + timeoutMinutes * 60_000) return;
   await rt.store.db.updateTable('token').set({ failcount: 0 }).where('id', '=', t.row.id).execute();
   await deleteTokenInfo(rt.store.db, t.row.id, 'failcounter_exceeded');
@@ -422,7 +426,10 @@ async function answerChallenge(
         return { value: false, detail: { message, ...tokenDetail(t) }, token: t };
       }
       const refused = await succeeded(rt, t, info, noCounter);
-      if (refused) return { value: false, detail: { message: refused, ...tokenDetail(t) }, token: t };
+      if (refused) {
+        const message = `Challenge matches, but token is not fit for challenge. ${refused}`;
+        return { value: false, detail: { message, ...tokenDetail(t) }, token: t };
+      }
       await deleteTransaction(rt, tid);
       return { value: true, detail: { message: 'Found matching challenge', ...tokenDetail(t) }, token: t };
     }

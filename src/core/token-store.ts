@@ -543,14 +543,35 @@ export async function bumpInfoCounters(rt: Runtime, t: LoadedToken, keys: readon
   };
   for (const k of keys) t.info[k] = String(counterValue(t.info[k]) + 1);
   if (present.length > 0) await add(present);
-  for (const key of keys.filter((k) => !present.includes(k))) {
-    try {
-      await tokeninfoInsert.run(db, { token_id: t.row.id, key, value: '1', type: '' });
-      t.info[key] = '1';
-    } catch (e) {
-      // Lost the insert to a concurrent request: add to its row. Without a row the failure is real.
-      if ((await add([key])) === 0) throw e;
-    }
+  for (const key of keys.filter((k) => !present.includes(k)))
+    await insertCount(rt, t, key, async () => (await add([key])) > 0);
+}
+
+/**
+ * Inserts the counting entry `key` of a token as 1. When a concurrent request inserted it first,
+ * `countOn` counts on that row instead. False when neither counted (the row is at its limit);
+ * without a row the failure of the insert is real and is thrown.
+ */
+async function insertCount(
+  rt: Runtime,
+  t: LoadedToken,
+  key: string,
+  countOn: () => Promise<boolean>,
+): Promise<boolean> {
+  try {
+    await tokeninfoInsert.run(rt.store.db, { token_id: t.row.id, key, value: '1', type: '' });
+    t.info[key] = '1';
+    return true;
+  } catch (e) {
+    if (await countOn()) return true;
+    const entry = await rt.store.db
+      .selectFrom('tokeninfo')
+      .select('id')
+      .where('token_id', '=', t.row.id)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (entry === undefined) throw e;
+    return false;
   }
 }
 
@@ -577,27 +598,9 @@ export async function bumpInfoCounterBelow(
       .where('key', '=', key)
       .where(counted(dialect), '<', max)
       .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+    if (Number(r.numUpdatedRows) === 0) return false;
+    t.info[key] = String(counterValue(t.info[key]) + 1);
+    return true;
   };
-  const entryExists = async () =>
-    (await db
-      .selectFrom('tokeninfo')
-      .select('id')
-      .where('token_id', '=', t.row.id)
-      .where('key', '=', key)
-      .executeTakeFirst()) !== undefined;
-  let done = await below();
-  if (!done) {
-    try {
-      await tokeninfoInsert.run(db, { token_id: t.row.id, key, value: '1', type: '' });
-      done = true;
-    } catch (e) {
-      // The entry exists: at its limit, or inserted by a concurrent request a moment ago. Without
-      // an entry the failure of the insert is real.
-      done = await below();
-      if (!done && !(await entryExists())) throw e;
-    }
-  }
-  if (done) t.info[key] = String(counterValue(t.info[key]) + 1);
-  return done;
+  return (await below()) || insertCount(rt, t, key, below);
 }

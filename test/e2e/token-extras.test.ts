@@ -198,13 +198,31 @@ describe.each(testDialects())('token extras over HTTP on %s', (dialect) => {
         .execute();
       expect(await check('FC3', otp(0))).toMatchObject({ value: true });
       expect((await row('FC3')).failcount).toBe(0);
-      // A value without its zone is UTC, as before: 11:50 is 20 minutes ago, within the timeout.
-      await s.rt.store.db.updateTable('token').set({ failcount: 1 }).where('id', '=', id).execute();
-      await s.rt.store.db
-        .insertInto('tokeninfo')
-        .values({ token_id: id, key: 'failcounter_exceeded', value: '2026-03-01T11:50', type: '' })
-        .execute();
-      expect(await check('FC3', otp(1))).toMatchObject({ message: 'Failcounter exceeded' });
+      // Other forms: with seconds and `+hh:mm`; without an offset, UTC (as before).
+      let counter = 1;
+      for (const [stored, cleared] of [
+        ['2026-03-01T11:50', false], // 20 minutes ago: within the timeout
+        ['2026-03-01T11:30', true], // 40 minutes ago
+        ['2026-03-01T12:50:30+01:00', false],
+        ['2026-03-01T12:35:00+01:00', true],
+        ['2026-03-01T06:50-0500', false], // 11:50 UTC
+      ] as const) {
+        await s.rt.store.db
+          .deleteFrom('tokeninfo')
+          .where('token_id', '=', id)
+          .where('key', '=', 'failcounter_exceeded')
+          .execute();
+        await s.rt.store.db.updateTable('token').set({ failcount: 1 }).where('id', '=', id).execute();
+        await s.rt.store.db
+          .insertInto('tokeninfo')
+          .values({ token_id: id, key: 'failcounter_exceeded', value: stored, type: '' })
+          .execute();
+        const answer = await check('FC3', otp(counter));
+        if (cleared) {
+          expect(answer, stored).toMatchObject({ value: true });
+          counter++;
+        } else expect(answer, stored).toMatchObject({ message: 'Failcounter exceeded' });
+      }
     });
 
     it('after the timeout a wrong value counts again from 0', async () => {

@@ -29,6 +29,19 @@ describe('named_statements in a database URL', () => {
     });
   });
 
+  it('reads only the query parameters, with their %-escapes decoded', () => {
+    // A password may hold what looks like the parameter; only what follows the '?' is read.
+    const withPassword = 'postgres://u:a&named_statements=off@h/db';
+    expect(namedStatementsSetting(withPassword)).toEqual({ url: withPassword, named: true });
+    expect(namedStatementsSetting('postgres://u@h/db?named%5Fstatements=of%66')).toEqual({
+      url: 'postgres://u@h/db',
+      named: false,
+    });
+    expect(() => namedStatementsSetting('postgres://u@h/db?named_statements=%E0%A4%A')).toThrow(
+      DatabaseError,
+    );
+  });
+
   it('refuses a value that is neither on nor off', () => {
     expect(() => namedStatementsSetting('postgres://u@h/db?named_statements=maybe')).toThrow(DatabaseError);
     expect(() => namedStatementsSetting('postgres://u@h/db?named_statements=')).toThrow(
@@ -97,7 +110,22 @@ describe.runIf(process.env.AUTHSRV_TEST_POSTGRES_URL !== undefined)('named state
       await sql`alter table meta add column extra text default 'x'`.execute(store.db);
       const { rows } = await metaByName.run(conn, { name: 'n1' });
       expect(rows).toEqual([{ name: 'n1', value: 'v1', extra: 'x' }]);
-      expect((await kept(conn)).map((s) => s.name.slice(-2)).sort()).toEqual(['_0', '_1']);
+      // The stale statement was deallocated; the new one is kept under the next generation.
+      expect((await kept(conn)).map((s) => s.name.slice(-2))).toEqual(['_1']);
+    });
+  });
+
+  it('fails a transaction that meets a stale statement once, with the real error', async () => {
+    await open();
+    await store.db.connection().execute(async (conn) => {
+      await metaByName.run(conn, { name: 'n1' });
+      await sql`alter table meta add column extra text default 'x'`.execute(store.db);
+      const inTransaction = conn.transaction().execute((trx) => metaByName.run(trx, { name: 'n1' }));
+      await expect(inTransaction).rejects.toMatchObject({ code: '0A000' });
+      // The next use on that connection prepares the statement anew.
+      expect((await metaByName.run(conn, { name: 'n1' })).rows).toEqual([
+        { name: 'n1', value: 'v1', extra: 'x' },
+      ]);
     });
   });
 });
