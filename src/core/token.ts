@@ -29,12 +29,14 @@ import {
   formatMinute,
   type LoadedToken,
   loadRows,
+  loadTokenPage,
   pinHash,
   sealKey,
   setTokenInfo,
   setTokenOwner,
   setTokenRealms,
   type TokenOwner,
+  type TokenRow,
   tokenState,
   tokensOfOwner,
   validityDate,
@@ -852,29 +854,21 @@ export async function listTokens(
   const page = q.page && q.page > 0 ? q.page : 1;
   const sortby = q.sortby && SORTABLE.has(q.sortby) ? q.sortby : 'serial';
   // The count and the page at once (on a server database, two connections).
-  const [count, rows] = await Promise.all([
+  const [count, { tokens: loaded, groups }] = await Promise.all([
     query === everyToken
       ? countEveryToken(ctx)
       : query
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .executeTakeFirstOrThrow()
           .then((r) => Number(r.n)),
-    query
-      .selectAll('token')
-      .orderBy(`token.${sortby}` as 'token.serial', q.sortdir === 'desc' ? 'desc' : 'asc')
-      .orderBy('token.id', 'asc') // ties (active, failcount, …) must not move rows between pages
-      .limit(pagesize)
-      .offset((page - 1) * pagesize)
-      .execute(),
+    loadTokenPage(ctx, query, {
+      sortby: sortby as keyof TokenRow,
+      desc: q.sortdir === 'desc',
+      limit: pagesize,
+      offset: (page - 1) * pagesize,
+    }),
   ]);
-  const [loaded, groups, hiddenValues] = await Promise.all([
-    loadRows(ctx, rows),
-    groupsOfTokens(
-      ctx,
-      rows.map((r) => r.id),
-    ),
-    hiding,
-  ]);
+  const hiddenValues = await hiding;
   const tokens = await tokenViews(ctx, loaded, groups);
   const hidden = new Set(hiddenValues.keys());
   if (hidden.size)
