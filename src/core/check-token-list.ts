@@ -13,6 +13,7 @@ import {
   bumpInfoCounterBelow,
   bumpInfoCounters,
   consumeOtp,
+  counterValue,
   deleteTokenInfo,
   deleteTokenRows,
   incFailcount,
@@ -71,7 +72,7 @@ function outsideValidity(t: LoadedToken, now: Date): boolean {
 const COUNTER_EXCEEDED = 'Authentication counter exceeded';
 
 /** A counting tokeninfo value, or a limit, as the checks read it (leading integer, else 0). */
-const infoNumber = (t: LoadedToken, key: string) => Number.parseInt(t.info[key] ?? '0', 10) || 0;
+const infoNumber = (t: LoadedToken, key: string) => counterValue(t.info[key]);
 
 /** The counters a success adds to, with their limits (count_auth_max …; 0 = no limit). */
 function successCounters(t: LoadedToken): { key: string; max: number }[] {
@@ -421,13 +422,10 @@ async function answerChallenge(
       info = match?.info ?? undefined;
     }
     if (ok) {
-      if (unfit) {
-        const message = `Challenge matches, but token is not fit for challenge. ${unfit}`;
-        return { value: false, detail: { message, ...tokenDetail(t) }, token: t };
-      }
-      const refused = await succeeded(rt, t, info, noCounter);
-      if (refused) {
-        const message = `Challenge matches, but token is not fit for challenge. ${refused}`;
+      // An unfit token, or one whose last count a concurrent burst took, answered for nothing.
+      const notFit = unfit ?? (await succeeded(rt, t, info, noCounter));
+      if (notFit) {
+        const message = `Challenge matches, but token is not fit for challenge. ${notFit}`;
         return { value: false, detail: { message, ...tokenDetail(t) }, token: t };
       }
       await deleteTransaction(rt, tid);

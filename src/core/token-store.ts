@@ -119,6 +119,13 @@ function loaded(
  * realm-name order as loadRows has them; a token has at most one owner) and their tokeninfo as one
  * JSON array of [key, value, type] (`infoJson`; every statement saved counts on the login path).
  */
+/** The owner columns of a query that LEFT JOINs tokenowner and `realm as owner_realm` (JoinedOwner). */
+const OWNER_COLUMNS = [
+  'tokenowner.resolver as owner_resolver',
+  'tokenowner.user_id as owner_user_id',
+  'owner_realm.name as owner_realm_name',
+] as const;
+
 function withOwnerAndRealms(db: Executor, dialect: Dialect) {
   return db
     .selectFrom('token')
@@ -127,13 +134,7 @@ function withOwnerAndRealms(db: Executor, dialect: Dialect) {
     .leftJoin('tokenrealm', 'tokenrealm.token_id', 'token.id')
     .leftJoin('realm as token_realm', 'token_realm.id', 'tokenrealm.realm_id')
     .selectAll('token')
-    .select([
-      'tokenowner.resolver as owner_resolver',
-      'tokenowner.user_id as owner_user_id',
-      'owner_realm.name as owner_realm_name',
-      'token_realm.name as realm_name',
-      infoJson(dialect).as('infos'),
-    ]);
+    .select([...OWNER_COLUMNS, 'token_realm.name as realm_name', infoJson(dialect).as('infos')]);
 }
 
 /** The tokeninfo of `token` as a JSON array of [key, value, type], [] for none. */
@@ -280,9 +281,7 @@ export async function loadTokenPage(
     .leftJoin('realm as owner_realm', 'owner_realm.id', 'tokenowner.realm_id')
     .selectAll('token')
     .select([
-      'tokenowner.resolver as owner_resolver',
-      'tokenowner.user_id as owner_user_id',
-      'owner_realm.name as owner_realm_name',
+      ...OWNER_COLUMNS,
       infoJson(dialect).as('infos'),
       namesJson(dialect, 'realms').as('realm_names'),
       namesJson(dialect, 'groups').as('group_names'),
@@ -593,7 +592,7 @@ export async function setTokenInfoRacing(
 }
 
 /** A counting tokeninfo value as a number, as the checks read it (parseInt; unreadable → 0). */
-function counterValue(text: string | undefined): number {
+export function counterValue(text: string | undefined): number {
   return Number.parseInt(text ?? '0', 10) || 0;
 }
 
@@ -707,11 +706,7 @@ export async function bumpInfoCounterBelow(
   const db = rt.store.db;
   const dialect = rt.store.dialect;
   const below = async () => {
-    const r = await db
-      .updateTable('tokeninfo')
-      .set({ value: incremented(dialect) })
-      .where('token_id', '=', t.row.id)
-      .where('key', '=', key)
+    const r = await counterIncrementOf(db, { id: t.row.id, keys: [key] }, dialect)
       .where(counted(dialect), '<', max)
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 0) return false;
