@@ -1,6 +1,5 @@
 // The benchmark's scenarios (main.ts runs them, --only selects them by id, see args.ts).
-import type { TokenGroup } from './fixtures.ts';
-import { AUDIT_FILTER_USER } from './fixtures.ts';
+import { AUDIT_FILTER_USER, type TokenGroup } from './fixtures.ts';
 import type { Workload } from './plan.ts';
 
 export interface Scenario {

@@ -2,12 +2,9 @@
 // runtime as the local operator, printing tables or JSON, and one-line errors.
 import Table from 'cli-table3';
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load.ts';
-import type { Config } from '../config/schema.ts';
-import { type AuditEntry, newAuditEntry, writeAudit } from '../core/audit.ts';
-import { type Context, localOperator, withCaller } from '../core/context.ts';
-import { ParameterError } from '../core/errors.ts';
-import { type OpenOptions, openRuntime } from '../core/runtime.ts';
+import { type Config, loadConfig } from '../config/index.ts';
+import { type AuditEntry, newAuditEntry, writeAudit } from '../core/audit/index.ts';
+import { ParameterError } from '../errors.ts';
 
 export interface GlobalOptions {
   config?: string;
@@ -31,7 +28,7 @@ export async function withContext<T>(
     return await fn(withCaller(rt, localOperator()));
   } finally {
     // Open user stores hold connections (LDAP, SQL) that would keep the command from exiting.
-    const { closeUserStores } = await import('../core/resolver.ts');
+    const { closeUserStores } = await import('../core/directory/index.ts');
     await closeUserStores(rt);
     await rt.store.close();
   }
@@ -67,6 +64,8 @@ export async function audited<T>(
 }
 
 import pino from 'pino';
+import { type Context, localOperator, withCaller } from '../core/context.ts';
+import { type OpenOptions, openRuntime } from '../core/runtime.ts';
 
 function quietLogger() {
   return pino({ level: 'warn' }, pino.destination(2));

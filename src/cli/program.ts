@@ -1,21 +1,23 @@
 // The `authsrv` command tree. Every subcommand calls the same services as the REST API.
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config/load.ts';
-import { AuthsrvError } from '../core/errors.ts';
+import { ConfigError } from '../config/index.ts';
+import { AuthsrvError } from '../errors.ts';
 import { VERSION } from '../version.ts';
-import { adminCommand } from './commands/admin.ts';
-import { auditCommand } from './commands/audit.ts';
-import { configCommand } from './commands/config.ts';
-import { dbCommand } from './commands/db.ts';
-import { hsmCommand } from './commands/hsm.ts';
-import { policyCommand } from './commands/policy.ts';
-import { realmCommand } from './commands/realm.ts';
-import { resolverCommand } from './commands/resolver.ts';
-import { serveCommand } from './commands/serve.ts';
-import { tokenCommand } from './commands/token.ts';
-import { tokengroupCommand } from './commands/tokengroup.ts';
-import { userCommand } from './commands/user.ts';
-import { validateCommand } from './commands/validate.ts';
+import {
+  adminCommand,
+  auditCommand,
+  configCommand,
+  dbCommand,
+  hsmCommand,
+  policyCommand,
+  realmCommand,
+  resolverCommand,
+  serveCommand,
+  tokenCommand,
+  tokengroupCommand,
+  userCommand,
+  validateCommand,
+} from './commands/index.ts';
 
 export function buildProgram(): Command {
   const program = new Command('authsrv')

@@ -1,4 +1,4 @@
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, y: 31_536_000 };
 

@@ -5,10 +5,7 @@
 // other sharing the database). All counters are read with one statement, and concurrent callers
 // share the read in flight.
 import { sql, type Transaction } from 'kysely';
-import type { Store } from '../store/database.ts';
-import { prepared } from '../store/prepared.ts';
-import type { Database } from '../store/schema.ts';
-
+import { type Database, prepared, type Store } from '../store/index.ts';
 /** The counter of the `policy` table (its row is created by migration 0004). */
 export const POLICY_VERSION_ROW = 'policy_version';
 /** The counter of the `config` table (its row is created by the first write). */

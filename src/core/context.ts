@@ -1,10 +1,9 @@
 // What every service function receives: the runtime (database, config, keys, clock, logger) and
 // the caller on whose behalf it acts. Services never look at Koa or commander.
 import type { Logger } from 'pino';
-import type { Config } from '../config/schema.ts';
-import type { SecurityModule } from '../crypto/security-module.ts';
-import type { ServerKeys } from '../crypto/server-keys.ts';
-import type { Store } from '../store/database.ts';
+import type { Config } from '../config/index.ts';
+import type { SecurityModule, ServerKeys } from '../crypto/index.ts';
+import type { Store } from '../store/index.ts';
 
 export type Role = 'admin' | 'user';
 

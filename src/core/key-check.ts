@@ -3,8 +3,8 @@
 // canary in the database catches that at start-up, or, when the key is password protected and
 // still locked at start-up, at the moment it is unlocked.
 import { join } from 'node:path';
+import { DatabaseError, HsmError } from '../errors.ts';
 import type { Runtime } from './context.ts';
-import { DatabaseError, HsmError } from './errors.ts';
 
 const CANARY = 'authsrv-key-check';
 const ROW = 'key_check';

@@ -3,7 +3,7 @@
 // and MariaDB would refuse it with an error of their own). The limits fit every dialect: names fit
 // varchar(255), free text fits a MariaDB TEXT column (65 535 bytes) even when every character
 // takes four bytes in utf8mb4 and the value is stored encrypted.
-import { ParameterError } from './errors.ts';
+import { ParameterError } from '../errors.ts';
 
 export const LIMITS = {
   /** Names and keys stored in varchar(255): tokeninfo keys, token groups, policies, realms, resolvers. */

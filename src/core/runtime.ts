@@ -4,13 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
-import type { Config } from '../config/schema.ts';
-import { ensureDataDir } from '../crypto/data-dir-files.ts';
-import { SecurityModule } from '../crypto/security-module.ts';
-import { loadServerKeys } from '../crypto/server-keys.ts';
-import { defaultDatabaseUrl, migrate, openDatabase } from '../store/database.ts';
+import type { Config } from '../config/index.ts';
+import { ensureDataDir, loadServerKeys, SecurityModule } from '../crypto/index.ts';
+import { HsmError } from '../errors.ts';
+import { defaultDatabaseUrl, migrate, openDatabase } from '../store/index.ts';
 import type { Runtime } from './context.ts';
-import { HsmError } from './errors.ts';
 import { checkEncryptionKey } from './key-check.ts';
 
 export interface OpenOptions {

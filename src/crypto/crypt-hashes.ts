@@ -5,7 +5,7 @@
 // the long loops yield to the event loop now and then, since they run on the main thread.
 import { createHash, hash as digestOnce, randomBytes, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
 
 /** The alphabet of crypt(3), SHA-crypt and phpass (bcrypt uses its own order, handled by bcryptjs). */

@@ -3,7 +3,7 @@
 // is not ready and nothing that needs a secret works, while the rest of the server runs.
 import { createSecretKey, type KeyObject, randomBytes, scryptSync } from 'node:crypto';
 import { join } from 'node:path';
-import { HsmError } from '../core/errors.ts';
+import { HsmError } from '../errors.ts';
 import { readOrCreateSecret, rewriteSecret } from './data-dir-files.ts';
 import { open, seal } from './secret-box.ts';
 

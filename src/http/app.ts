@@ -3,28 +3,29 @@
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { writeAudit } from '../core/audit.ts';
+import { writeAudit } from '../core/audit/index.ts';
 import type { Runtime } from '../core/context.ts';
-import { AuthError, AuthsrvError, RequestBodyError } from '../core/errors.ts';
 import { valueRefusedByDatabase } from '../core/limits.ts';
+import { AuthError, AuthsrvError, RequestBodyError } from '../errors.ts';
 import { ClientAddress } from './client-ip.ts';
 import { errorEnvelope, type Reply, serialise, successEnvelope } from './envelope.ts';
 import { Params, parseParams, type RawRequest, readBody } from './params.ts';
-import type { FileReply, RequestState } from './route.ts';
-import { routeTable } from './route.ts';
-import { auditRoutes } from './routes/audit.ts';
-import { authRoutes } from './routes/auth.ts';
-import { clientRoutes } from './routes/client.ts';
-import { healthRoutes } from './routes/healthz.ts';
-import { policyRoutes } from './routes/policy.ts';
-import { realmRoutes } from './routes/realm.ts';
-import { resolverRoutes } from './routes/resolver.ts';
-import { systemRoutes } from './routes/system.ts';
-import { tokenRoutes } from './routes/token.ts';
-import { tokenLoadRoutes } from './routes/token-load.ts';
-import { tokengroupRoutes } from './routes/tokengroup.ts';
-import { userRoutes } from './routes/user.ts';
-import { validateRoutes } from './routes/validate.ts';
+import { type FileReply, type RequestState, routeTable } from './route.ts';
+import {
+  auditRoutes,
+  authRoutes,
+  clientRoutes,
+  healthRoutes,
+  policyRoutes,
+  realmRoutes,
+  resolverRoutes,
+  systemRoutes,
+  tokengroupRoutes,
+  tokenLoadRoutes,
+  tokenRoutes,
+  userRoutes,
+  validateRoutes,
+} from './routes/index.ts';
 
 export function createApp(rt: Runtime): Koa {
   const app = new Koa();

@@ -1,8 +1,8 @@
 // Every JSON answer: privacyIDEA's envelope (reference 1.1, 1.2), serialised like Python's
 // json.dumps(sort_keys=True) and, when enabled, signed with the server's RSA key.
-import { AuthsrvError } from '../core/errors.ts';
-import { pythonJsonDumps, pythonJsonMembers, pythonJsonObject } from '../crypto/python-json.ts';
-import type { Signer } from '../crypto/signer.ts';
+
+import { pythonJsonDumps, pythonJsonMembers, pythonJsonObject, type Signer } from '../crypto/index.ts';
+import { AuthsrvError } from '../errors.ts';
 import { API_LEVEL, VERSION } from '../version.ts';
 
 export interface Reply {

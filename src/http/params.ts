@@ -2,7 +2,7 @@
 // then a JSON body, then path variables; query/form values and path variables are percent-decoded
 // a second time unless the client is one of the privacyIDEA plugins that already send them raw.
 import type { IncomingMessage } from 'node:http';
-import { ParameterError, RequestBodyError } from '../core/errors.ts';
+import { ParameterError, RequestBodyError } from '../errors.ts';
 import { pythonUnquote } from './unquote.ts';
 
 export type ParamValue = string | number | boolean | null | ParamValue[] | { [k: string]: ParamValue };

@@ -1,11 +1,10 @@
 // The shape every endpoint follows: merged parameters, authentication for the roles it admits, the
 // service call, and a reply that the app turns into the envelope. Route files stay declarative.
 import type Router from '@koa/router';
-import { allow, type Target, targetOf } from '../core/access.ts';
-import { type AuditEntry, newAuditEntry } from '../core/audit.ts';
-import { verifyJwt } from '../core/auth.ts';
-import type { Caller, Context, Role, Runtime } from '../core/context.ts';
-import { withCaller } from '../core/context.ts';
+import { allow, type Target, targetOf } from '../core/access/index.ts';
+import { type AuditEntry, newAuditEntry } from '../core/audit/index.ts';
+import { verifyJwt } from '../core/auth/index.ts';
+import { type Caller, type Context, type Role, type Runtime, withCaller } from '../core/context.ts';
 import type { Reply } from './envelope.ts';
 import { type Params, withPathParams } from './params.ts';
 

@@ -3,7 +3,7 @@
 // privacyIDEA stores and returns (reference 5.1). Keys keep a leading `!`/`-`: they are exclusions
 // for action matching (`*, -delete`), not "false".
 
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import { actionDef, isScope, type Scope } from './definitions.ts';
 
 export type ActionValue = string | true;

@@ -3,7 +3,7 @@
 // recompiles when the policy change counter moves.
 
 import { BlockList, isIP } from 'node:net';
-import { ConfigAdminError, ParameterError, PolicyError } from '../core/errors.ts';
+import { ConfigAdminError, ParameterError, PolicyError } from '../errors.ts';
 import { type ActionDict, parseActionText } from './action-value.ts';
 
 export type ConditionTuple =

@@ -14,7 +14,7 @@
 // Reading also accepts privacyIDEA's own export, whose values are Python's str()/repr()
 // (`['realm1']`, `{'tokenlist': True}`, `True`, `None`, bare text for name, scope and time): a value
 // that is not JSON is read as a Python literal, and failing that taken as plain text.
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 
 export type FileValue = string | number | boolean | null | FileValue[] | { [k: string]: FileValue };
 

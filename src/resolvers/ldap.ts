@@ -41,7 +41,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
 import { Attribute, Change, Client, type Entry, FilterParser, ResultCodeError } from 'ldapts';
-import { AuthsrvError, ParameterError, ResolverError } from '../core/errors.ts';
+import { AuthsrvError, ParameterError, ResolverError } from '../errors.ts';
 import { settingBool, settingInt, settingMap, settingText, wildcardMatcher } from './settings.ts';
 import type {
   ResolverKind,

@@ -1,8 +1,8 @@
 // passwdresolver: users of a file in /etc/passwd format. The file is read again when it changes
 // (checked at most once a second), so edits need no restart.
 import { readFileSync, statSync } from 'node:fs';
-import { ParameterError } from '../core/errors.ts';
-import { verifyCryptHash } from '../crypto/crypt-hashes.ts';
+import { verifyCryptHash } from '../crypto/index.ts';
+import { ParameterError } from '../errors.ts';
 import { settingText, wildcardMatcher } from './settings.ts';
 import type { ResolverKind, ResolverSettings, UserRecord, UserSearch, UserStore } from './user-store.ts';
 

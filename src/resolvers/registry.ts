@@ -1,5 +1,5 @@
 // Every resolver type authsrv knows, by its API type name.
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import { ldapResolver } from './ldap.ts';
 import { passwdResolver } from './passwd.ts';
 import { scimResolver } from './scim.ts';

@@ -33,7 +33,7 @@
 // Passwords: SCIM defines no way to verify a user's password, so checkPassword throws (privacyIDEA's
 // class silently answers false). Users of a SCIM store authenticate with their tokens' OTP values
 // or through another resolver of the realm. The store is not editable.
-import { AuthsrvError, ParameterError, ResolverError } from '../core/errors.ts';
+import { AuthsrvError, ParameterError, ResolverError } from '../errors.ts';
 import { settingInt, settingMap, wildcardMatcher } from './settings.ts';
 import type {
   ResolverKind,

@@ -1,5 +1,5 @@
 // Reading typed values out of a resolver's text settings, the way privacyIDEA stores them.
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import type { ResolverSettings } from './user-store.ts';
 
 export function settingText(s: ResolverSettings, key: string, fallback = ''): string {

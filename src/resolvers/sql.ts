@@ -13,9 +13,9 @@ import {
   SqliteDialect,
   sql,
 } from 'kysely';
-import { ParameterError, ResolverError, UserError } from '../core/errors.ts';
-import { isCryptHashType, makeCryptHash, verifyCryptHash } from '../crypto/crypt-hashes.ts';
-import { sqliteNativeBinding } from '../store/sqlite-binding.ts';
+import { isCryptHashType, makeCryptHash, verifyCryptHash } from '../crypto/index.ts';
+import { ParameterError, ResolverError, UserError } from '../errors.ts';
+import { sqliteNativeBinding } from '../store/index.ts';
 import { settingBool, settingInt, settingMap, settingText } from './settings.ts';
 import type {
   ResolverKind,

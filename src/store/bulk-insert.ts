@@ -1,7 +1,7 @@
 // Multi-row INSERTs and IN lists cut to the number of bound parameters a statement may carry:
 // SQLite 32 766 (SQLITE_MAX_VARIABLE_NUMBER since 3.32), PostgreSQL and MariaDB 65 535.
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { Dialect } from './database.ts';
+import type { Dialect } from './dialect.ts';
 import type { Database } from './schema.ts';
 
 type Executor = Kysely<Database> | Transaction<Database>;

@@ -17,13 +17,12 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { DatabaseError } from '../core/errors.ts';
+import { DatabaseError } from '../errors.ts';
+import type { Dialect } from './dialect.ts';
 import { migrationProvider } from './migrations.ts';
 import { namedStatementsSetting, namingClient } from './pg-named-statements.ts';
 import type { Database } from './schema.ts';
 import { sqliteNativeBinding } from './sqlite-binding.ts';
-
-export type Dialect = 'sqlite' | 'postgres' | 'mysql';
 
 export interface Store {
   db: Kysely<Database>;

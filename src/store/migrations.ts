@@ -2,7 +2,7 @@
 // that has shipped; add a new one.
 import { type Kysely, sql } from 'kysely';
 import type { Migration, MigrationProvider } from 'kysely/migration';
-import type { Dialect } from './database.ts';
+import type { Dialect } from './dialect.ts';
 
 type Build = (db: Kysely<unknown>, dialect: Dialect) => Promise<void>;
 

@@ -7,7 +7,7 @@
 // shape), so each connection holds a bounded number of statements. Everything else runs unnamed.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { DatabaseError } from '../core/errors.ts';
+import { DatabaseError } from '../errors.ts';
 
 /** The SQL texts to name, each with the hash its names are made of. */
 const named = new Map<string, string>();

@@ -17,7 +17,7 @@ import {
   type QueryResult,
   type RootOperationNode,
 } from 'kysely';
-import type { Dialect } from './database.ts';
+import type { Dialect } from './dialect.ts';
 import { nameStatement } from './pg-named-statements.ts';
 import type { Database } from './schema.ts';
 

@@ -1,7 +1,7 @@
 // Application-specific password (reference 3.1, 4.5): a static password as for `pw`, tied to one
 // service through the required tokeninfo `service_id`. privacyIDEA uses the token only for requests
 // that name the same service (case-insensitive), hence useForAuthentication.
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import { PasswordTokenType, randomPassword } from './password-type.ts';
 import type { AuthRequestInfo, Enrollment, EnrollRequest, TokenState } from './token-type.ts';
 

@@ -1,5 +1,5 @@
 // RFC 4648 Base32 (authenticator apps take seeds in it); no padding on output, padding optional on input.
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 

@@ -1,6 +1,6 @@
 // Day password (reference 3.1, 4.5): TOTP values with a long time step (`1d`, `12h`, `3600`), checked
 // only at the current step and — unlike TOTP — usable any number of times within it.
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import { sameOtp } from './oath.ts';
 import { OathTokenType } from './oath-type.ts';
 import type { EnrollRequest, OtpMatch, TokenState } from './token-type.ts';

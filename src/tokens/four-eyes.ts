@@ -4,7 +4,7 @@
 // joined by the token's `separator` (the 4eyes PIN is not part of it, as in privacyIDEA); sending
 // only the 4eyes PIN, or fewer tokens than needed, starts a challenge answered a token at a time.
 // The token service checks the presented tokens (src/core/four-eyes.ts).
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import { jsonObject } from './json-object.ts';
 import {
   type ChallengeOptions,

@@ -3,7 +3,7 @@
 // the positions asked; there is no single-shot authentication (the OTP check never matches).
 import { randomBytes, randomInt } from 'node:crypto';
 import QRCode from 'qrcode';
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import { sameOtp } from './oath.ts';
 import {
   type ChallengeOptions,

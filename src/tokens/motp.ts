@@ -7,7 +7,7 @@
 // never contains ':', so the first ':' separates them.
 import { createHash, randomBytes } from 'node:crypto';
 import QRCode from 'qrcode';
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import { sameOtp } from './oath.ts';
 import {
   type Enrollment,

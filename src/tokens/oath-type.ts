@@ -3,7 +3,7 @@
 // authenticator apps and the oathtoken URL, each with a QR code as a PNG data URI.
 import { createHash, randomBytes } from 'node:crypto';
 import QRCode from 'qrcode';
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import { base32Decode, base32Encode } from './base32.ts';
 import { type Hashlib, hotpValue, isHashlib } from './oath.ts';
 import { type Enrollment, type EnrollRequest, type TokenState, TokenType } from './token-type.ts';

@@ -2,7 +2,7 @@
 // Enrollment and checks are HotpType's (its enrollment detail keeps the otpauth://hotp/ URI, as
 // privacyIDEA's does); this type only adds the printed values. It delegates instead of extending
 // HotpType because HotpType's `type` is the literal 'hotp'.
-import { ParameterError, PolicyError } from '../core/errors.ts';
+import { ParameterError, PolicyError } from '../errors.ts';
 import { HotpType } from './hotp.ts';
 import { hotpValue, isHashlib } from './oath.ts';
 import {

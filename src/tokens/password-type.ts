@@ -1,8 +1,8 @@
 // Static-password tokens (pw, registration; reference 3.1, 4.5): the secret is a password whose
 // length is the otplen, so the PIN comes first and the password after it.
 import { randomInt } from 'node:crypto';
-import { randomPin } from '../core/char-classes.ts';
-import { ParameterError, PolicyError } from '../core/errors.ts';
+import { ParameterError, PolicyError } from '../errors.ts';
+import { randomPin } from '../policy/index.ts';
 import { sameOtp } from './oath.ts';
 import {
   type Enrollment,

@@ -5,7 +5,7 @@
 // The answers are secrets, so the whole questionnaire is sealed as the key: the UTF-8 of a JSON
 // object question → answer.
 import { randomInt } from 'node:crypto';
-import { ParameterError, TokenAdminError } from '../core/errors.ts';
+import { ParameterError, TokenAdminError } from '../errors.ts';
 import { jsonObject } from './json-object.ts';
 import { sameOtp } from './oath.ts';
 import {

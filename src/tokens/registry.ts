@@ -1,8 +1,8 @@
 // The token types, in one table: adding a type is adding its file and one line here. Registering
 // also declares each type's `enroll<TYPE>` rights in the admin (and, if users may enroll it, user)
 // policy scope.
-import { TokenAdminError } from '../core/errors.ts';
-import { registerDynamicActions } from '../policy/definitions.ts';
+import { TokenAdminError } from '../errors.ts';
+import { registerDynamicActions } from '../policy/index.ts';
 import { ApplspecType } from './applspec.ts';
 import { DaypasswordType } from './daypassword.ts';
 import { FourEyesType } from './four-eyes.ts';

@@ -1,6 +1,6 @@
 // SSH public key (reference 3.1): the token only holds a public key for the SSH application of
 // machines (/machine/authitem), so it never authenticates and never challenges.
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import { type Enrollment, type EnrollRequest, type OtpMatch, TokenType } from './token-type.ts';
 
 const KEY_TYPE = /^(ssh-rsa|ssh-ed25519|ecdsa-sha2-[a-z0-9-]+)$/;

@@ -3,7 +3,7 @@
 // without it as the new secret, which the store writes in the compare-and-set of the counter, so
 // a TAN is accepted at most once however many requests carry it.
 import { randomInt } from 'node:crypto';
-import { ParameterError, PolicyError } from '../core/errors.ts';
+import { ParameterError, PolicyError } from '../errors.ts';
 import { sameOtp } from './oath.ts';
 import {
   type Enrollment,

@@ -1,6 +1,6 @@
 // TOTP (RFC 6238; reference 4.5): the step of now (+ the learned timeShift) ± timeWindow is tried;
 // a step at or before the last accepted one is refused (no value twice), and the drift is learned.
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import { findCounter } from './oath.ts';
 import { hashlibOf, OathTokenType } from './oath-type.ts';
 import type { EnrollRequest, OtpMatch, TokenState } from './token-type.ts';

@@ -6,7 +6,7 @@
 // and whether a one-step enrollment is refused; the enrollment-scope actions
 // `<type>_2step_clientsize|serversize|difficulty` set the sizes.
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
-import { ParameterError, PolicyError } from '../core/errors.ts';
+import { ParameterError, PolicyError } from '../errors.ts';
 
 export interface TwoStepSizes {
   /** Bytes of the server part. */

@@ -4,7 +4,7 @@
 // grow, so a value older than the last accepted one is a replay.
 import { createDecipheriv, randomBytes } from 'node:crypto';
 import QRCode from 'qrcode';
-import { ParameterError } from '../core/errors.ts';
+import { ParameterError } from '../errors.ts';
 import {
   type Enrollment,
   type EnrollRequest,

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { verifyAdmin } from '../../src/core/admin.ts';
+import { verifyAdmin } from '../../src/core/auth/admins.ts';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json, runCli } from '../helpers/cli.ts';
 import { testDialects } from '../helpers/dialects.ts';
 
@@ -55,7 +55,7 @@ describe.each(testDialects())('authsrv admin on %s', (dialect) => {
     expect(JSON.stringify(rows)).not.toContain('Alice-pass');
     const rt = await c.runtime();
     const row = rows[0]!;
-    const { searchAudit } = await import('../../src/core/audit.ts');
+    const { searchAudit } = await import('../../src/core/audit/audit.ts');
     const { localOperator, withCaller } = await import('../../src/core/context.ts');
     const entry = (
       await searchAudit(withCaller(rt, localOperator()), { filters: { number: String(row.id) } })

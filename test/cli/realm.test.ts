@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localOperator, withCaller } from '../../src/core/context.ts';
-import { saveResolver } from '../../src/core/resolver.ts';
+import { saveResolver } from '../../src/core/resolver/resolver.ts';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
 import { type DialectName, testDialects } from '../helpers/dialects.ts';
 import { writePasswdFile } from '../helpers/user-stores.ts';

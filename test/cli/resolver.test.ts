@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localOperator, withCaller } from '../../src/core/context.ts';
-import { setRealm } from '../../src/core/realm.ts';
+import { setRealm } from '../../src/core/realm/realm.ts';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError } from '../helpers/cli.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { writePasswdFile, writeSqliteUsers } from '../helpers/user-stores.ts';

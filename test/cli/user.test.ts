@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localOperator, withCaller } from '../../src/core/context.ts';
-import { setRealm } from '../../src/core/realm.ts';
-import { saveResolver } from '../../src/core/resolver.ts';
+import { setRealm } from '../../src/core/realm/realm.ts';
+import { saveResolver } from '../../src/core/resolver/resolver.ts';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
 import { type DialectName, testDialects } from '../helpers/dialects.ts';
 import { sqliteUsers, sqlResolverParams, writePasswdFile, writeSqliteUsers } from '../helpers/user-stores.ts';

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { actionValues, grantedRealms, isAllowed } from '../../src/core/access.ts';
+import { actionValues, grantedRealms, isAllowed } from '../../src/core/access/access.ts';
 import { REUSE_MS } from '../../src/core/change-counters.ts';
 import {
   type Caller,
@@ -9,7 +9,7 @@ import {
   type Runtime,
   withCaller,
 } from '../../src/core/context.ts';
-import { setPolicy } from '../../src/core/policy.ts';
+import { setPolicy } from '../../src/core/policy/policy.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';

@@ -6,8 +6,8 @@ import {
   listAdmins,
   setAdminPassword,
   verifyAdmin,
-} from '../../src/core/admin.ts';
-import { ParameterError, ResourceNotFoundError } from '../../src/core/errors.ts';
+} from '../../src/core/auth/admins.ts';
+import { ParameterError, ResourceNotFoundError } from '../../src/errors.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 

@@ -8,9 +8,9 @@ import {
   searchAudit,
   verifyAudit,
   writeAudit,
-} from '../../src/core/audit.ts';
+} from '../../src/core/audit/audit.ts';
 import { localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 

@@ -2,10 +2,10 @@
 // -exclusion, [characters]), the failure texts as privacyIDEA builds them, random PINs that fit the
 // value, and the per-type actions declared for every token type.
 import { describe, expect, it } from 'vitest';
-import { PIN_CLASSES, pinCharsets, pinContentsError, randomPin } from '../../src/core/char-classes.ts';
+import { PIN_CLASSES, pinCharsets, pinContentsError, randomPin } from '../../src/policy/char-classes.ts';
 // Declares the per-type PIN actions.
-import '../../src/core/pin-policy.ts';
-import { PolicyError } from '../../src/core/errors.ts';
+import '../../src/core/token/pin-policy.ts';
+import { PolicyError } from '../../src/errors.ts';
 import { actionDef } from '../../src/policy/definitions.ts';
 
 const { c: LETTERS, n: DIGITS, s: PUNCTUATION } = PIN_CLASSES;

@@ -2,18 +2,12 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REALM_VERSION_ROW, readCounters } from '../../src/core/change-counters.ts';
 import { type Context, localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
-import {
-  clearDefaultRealm,
-  defaultRealm,
-  deleteRealm,
-  orderedResolvers,
-  realmExists,
-  setDefaultRealm,
-  setRealm,
-} from '../../src/core/realm.ts';
-import { deleteResolver, saveResolver, userStore } from '../../src/core/resolver.ts';
+import { defaultRealm, orderedResolvers, realmExists } from '../../src/core/directory/realms.ts';
+import { userStore } from '../../src/core/directory/user-stores.ts';
+import { findUser, resolversOfUser, splitLogin } from '../../src/core/directory/users.ts';
+import { clearDefaultRealm, deleteRealm, setDefaultRealm, setRealm } from '../../src/core/realm/realm.ts';
+import { deleteResolver, saveResolver } from '../../src/core/resolver/resolver.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
-import { findUser, resolversOfUser, splitLogin } from '../../src/core/user.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { holdStatements, recordSql } from '../helpers/sql-recorder.ts';

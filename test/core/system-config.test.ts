@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withCaller } from '../../src/core/context.ts';
-import { ParameterError, ResourceNotFoundError } from '../../src/core/errors.ts';
 import {
   CENSORED,
   deleteConfig,
@@ -9,7 +8,8 @@ import {
   setConfig,
   setDefaults,
   validateEntry,
-} from '../../src/core/system-config.ts';
+} from '../../src/core/system/config.ts';
+import { ParameterError, ResourceNotFoundError } from '../../src/errors.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 

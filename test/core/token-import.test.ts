@@ -5,12 +5,11 @@
 import { createCipheriv, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Context } from '../../src/core/context.ts';
-import { localOperator, withCaller } from '../../src/core/context.ts';
-import { ParameterError, PolicyError, TokenAdminError } from '../../src/core/errors.ts';
-import { setPolicy } from '../../src/core/policy.ts';
-import { setRealm } from '../../src/core/realm.ts';
-import { closeUserStores, saveResolver } from '../../src/core/resolver.ts';
+import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
+import { closeUserStores } from '../../src/core/directory/user-stores.ts';
+import { setPolicy } from '../../src/core/policy/policy.ts';
+import { setRealm } from '../../src/core/realm/realm.ts';
+import { saveResolver } from '../../src/core/resolver/resolver.ts';
 import {
   ANALYZE_AFTER,
   IMPORT_BATCH,
@@ -20,8 +19,9 @@ import {
   parsePskc,
   parseTokenFile,
   parseYubikeyCsv,
-} from '../../src/core/token-import.ts';
-import { findToken, tokenState } from '../../src/core/token-store.ts';
+} from '../../src/core/token/import.ts';
+import { findToken, tokenState } from '../../src/core/token/store.ts';
+import { ParameterError, PolicyError, TokenAdminError } from '../../src/errors.ts';
 import type { Store } from '../../src/store/database.ts';
 import { hotpValue } from '../../src/tokens/oath.ts';
 import { testDialects } from '../helpers/dialects.ts';

@@ -3,17 +3,17 @@
 // tokeninfo values that JSON and the databases could get wrong, a sealed (password) entry, several
 // realms and no tokeninfo at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setRealm } from '../../src/core/realm.ts';
-import { saveResolver } from '../../src/core/resolver.ts';
-import { initToken } from '../../src/core/token.ts';
-import { assignToken } from '../../src/core/token-actions.ts';
+import { setRealm } from '../../src/core/realm/realm.ts';
+import { saveResolver } from '../../src/core/resolver/resolver.ts';
+import { assignToken } from '../../src/core/token/actions.ts';
 import {
   findToken,
   type LoadedToken,
   loadRows,
   setTokenInfo,
   tokensOfOwner,
-} from '../../src/core/token-store.ts';
+} from '../../src/core/token/store.ts';
+import { initToken } from '../../src/core/token/token.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { pwUser } from '../helpers/realms.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';

@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HsmError } from '../../src/core/errors.ts';
 import { ensureDataDir } from '../../src/crypto/data-dir-files.ts';
 import { KEY_FILE, SecurityModule } from '../../src/crypto/security-module.ts';
+import { HsmError } from '../../src/errors.ts';
 
 let root: string;
 let dir: string;

@@ -4,8 +4,8 @@
 // can never lock itself out; behaviour is observed over HTTP.
 import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addAdmin } from '../../src/core/admin.ts';
-import { newAuditEntry, writeAudit } from '../../src/core/audit.ts';
+import { newAuditEntry, writeAudit } from '../../src/core/audit/audit.ts';
+import { addAdmin } from '../../src/core/auth/admins.ts';
 import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
 import {
   compiledPolicies,
@@ -13,7 +13,7 @@ import {
   getPolicies,
   type PolicyInput,
   setPolicy,
-} from '../../src/core/policy.ts';
+} from '../../src/core/policy/policy.ts';
 import { tokenTypes } from '../../src/tokens/registry.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime } from '../helpers/runtime.ts';

@@ -7,7 +7,7 @@ import {
   readCounters,
 } from '../../src/core/change-counters.ts';
 import { type Context, localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
-import { setPolicy } from '../../src/core/policy.ts';
+import { setPolicy } from '../../src/core/policy/policy.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import {
   configFlag,
@@ -16,9 +16,9 @@ import {
   deleteConfig,
   setConfig,
   setDefaults,
-} from '../../src/core/system-config.ts';
-import { initToken, typeSettings } from '../../src/core/token.ts';
-import { check } from '../../src/core/validate.ts';
+} from '../../src/core/system/config.ts';
+import { initToken, typeSettings } from '../../src/core/token/token.ts';
+import { check } from '../../src/core/validate/check.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthError, ParameterError, PolicyError, ResourceNotFoundError } from '../../src/core/errors.ts';
+import { AuthError, ParameterError, PolicyError, ResourceNotFoundError } from '../../src/errors.ts';
 import { errorEnvelope, INTERNAL_ERROR_TEXT, successEnvelope } from '../../src/http/envelope.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

@@ -3,9 +3,9 @@
 // on ties, the hide_tokeninfo policy (hidden_tokeninfo is never taken from the request), bad values
 // (ERR905, never a server error) and the restrictions of users and realm-restricted administrators.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addAdmin } from '../../src/core/admin.ts';
+import { addAdmin } from '../../src/core/auth/admins.ts';
 import type { Context } from '../../src/core/context.ts';
-import { type PolicyInput, setPolicy } from '../../src/core/policy.ts';
+import { type PolicyInput, setPolicy } from '../../src/core/policy/policy.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';

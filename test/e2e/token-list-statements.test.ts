@@ -7,10 +7,10 @@
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
-import { initToken, tokenViews } from '../../src/core/token.ts';
-import { assignToken } from '../../src/core/token-actions.ts';
-import { addTokenToGroup, setTokenGroup } from '../../src/core/token-groups.ts';
-import { loadRows, setTokenInfo, setTokenRealms } from '../../src/core/token-store.ts';
+import { assignToken } from '../../src/core/token/actions.ts';
+import { addTokenToGroup, setTokenGroup } from '../../src/core/token/groups.ts';
+import { loadRows, setTokenInfo, setTokenRealms } from '../../src/core/token/store.ts';
+import { initToken, tokenViews } from '../../src/core/token/token.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';

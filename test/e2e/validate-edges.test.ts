@@ -3,7 +3,7 @@
 // of an answered challenge, TOTP drift learned by /validate/check (tokeninfo timeShift), and
 // otponly=1 on the serial and the user path.
 import { afterEach, describe, expect, it } from 'vitest';
-import { markAnswered } from '../../src/core/challenge.ts';
+import { markAnswered } from '../../src/core/validate/challenge-store.ts';
 import { removeConfig } from '../helpers/config.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';

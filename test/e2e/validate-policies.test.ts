@@ -3,12 +3,12 @@
 // last_auth, force_challenge_response, preferred_client_mode, challenge_text_header/footer,
 // disabled_token_types, authorization tokeninfo and api_key_required, with their exact messages.
 import { afterEach, describe, expect, it } from 'vitest';
-import { issueJwt } from '../../src/core/auth.ts';
+import { issueJwt } from '../../src/core/auth/auth.ts';
 import type { Context, Role } from '../../src/core/context.ts';
-import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
-import { initToken } from '../../src/core/token.ts';
-import { setTokenInfo } from '../../src/core/token-store.ts';
-import { check as coreCheck } from '../../src/core/validate.ts';
+import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/policy.ts';
+import { setTokenInfo } from '../../src/core/token/store.ts';
+import { initToken } from '../../src/core/token/token.ts';
+import { check as coreCheck } from '../../src/core/validate/check.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { pwUser } from '../helpers/realms.ts';

@@ -4,11 +4,11 @@
 // authorization policies, login_mode=privacyIDEA, and values computed by Debian's oathtool.
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { markAnswered } from '../../src/core/challenge.ts';
 import type { Context } from '../../src/core/context.ts';
-import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy.ts';
-import { setConfig } from '../../src/core/system-config.ts';
-import { initToken } from '../../src/core/token.ts';
+import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/policy.ts';
+import { setConfig } from '../../src/core/system/config.ts';
+import { initToken } from '../../src/core/token/token.ts';
+import { markAnswered } from '../../src/core/validate/challenge-store.ts';
 import { removeConfig } from '../helpers/config.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';

@@ -3,8 +3,8 @@
 // tests start from.
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { setRealm } from '../../src/core/realm.ts';
-import { saveResolver } from '../../src/core/resolver.ts';
+import { setRealm } from '../../src/core/realm/realm.ts';
+import { saveResolver } from '../../src/core/resolver/resolver.ts';
 import { type CliEnv, cliEnv } from './cli.ts';
 import type { DialectName } from './dialects.ts';
 import { type PasswdEntry, writePasswdFile } from './user-stores.ts';

@@ -1,7 +1,7 @@
 // Removing system configuration entries between tests the way the service does (deleteConfig), so
 // that the change counter moves and no node keeps a configuration snapshot that is out of date.
 import { localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
-import { deleteConfig } from '../../src/core/system-config.ts';
+import { deleteConfig } from '../../src/core/system/config.ts';
 
 /** Deletes the entries named (every entry without `names`; a RegExp matches names); absent ones are skipped. */
 export async function removeConfig(rt: Runtime, names?: readonly string[] | RegExp): Promise<void> {

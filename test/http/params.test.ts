@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ParameterError, RequestBodyError } from '../../src/core/errors.ts';
+import { ParameterError, RequestBodyError } from '../../src/errors.ts';
 import { needsSecondUnquote, Params, parseParams, readBody, withPathParams } from '../../src/http/params.ts';
 
 const FORM = 'application/x-www-form-urlencoded';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import {
   formatActionText,
   parseActions,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigAdminError, ParameterError, PolicyError } from '../../src/core/errors.ts';
+import { ConfigAdminError, ParameterError, PolicyError } from '../../src/errors.ts';
 import {
   type ConditionTuple,
   compileClientList,

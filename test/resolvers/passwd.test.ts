@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import { parsePasswdLine, passwdResolver } from '../../src/resolvers/passwd.ts';
 import type { StoreEnvironment, UserStore } from '../../src/resolvers/user-store.ts';
 

@@ -10,7 +10,7 @@ import {
   scimId,
   startScimServer,
 } from '../../scripts/fixtures/scim-server.ts';
-import { ParameterError, ResolverError } from '../../src/core/errors.ts';
+import { ParameterError, ResolverError } from '../../src/errors.ts';
 import { scimResolver, tokenEndpoint } from '../../src/resolvers/scim.ts';
 import type { ResolverSettings, StoreEnvironment, UserStore } from '../../src/resolvers/user-store.ts';
 

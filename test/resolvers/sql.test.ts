@@ -4,8 +4,8 @@ import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ParameterError, ResolverError, UserError } from '../../src/core/errors.ts';
 import { hashPassword } from '../../src/crypto/password-hash.ts';
+import { ParameterError, ResolverError, UserError } from '../../src/errors.ts';
 import { parseWhere, sqlResolver } from '../../src/resolvers/sql.ts';
 import type { ResolverSettings, StoreEnvironment, UserStore } from '../../src/resolvers/user-store.ts';
 import {

@@ -15,11 +15,11 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import type { Runtime } from '../../src/core/context.ts';
-import { HsmError } from '../../src/core/errors.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import { ensureDataDir } from '../../src/crypto/data-dir-files.ts';
 import { SecurityModule } from '../../src/crypto/security-module.ts';
 import { loadServerKeys } from '../../src/crypto/server-keys.ts';
+import { HsmError } from '../../src/errors.ts';
 import { migrate, openDatabase, type Store } from '../../src/store/database.ts';
 import { LATEST_MIGRATION } from '../../src/store/migrations.ts';
 

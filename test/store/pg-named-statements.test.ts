@@ -3,7 +3,7 @@
 // schema change is prepared anew, and `named_statements=off` in the URL turns it all off.
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DatabaseError } from '../../src/core/errors.ts';
+import { DatabaseError } from '../../src/errors.ts';
 import { migrate, openDatabase, type Store } from '../../src/store/database.ts';
 import { namedStatementsSetting } from '../../src/store/pg-named-statements.ts';
 import { prepared } from '../../src/store/prepared.ts';

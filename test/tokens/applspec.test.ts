@@ -1,6 +1,6 @@
 // The application-specific password (reference 3.1, 4.5): pw plus the required service_id.
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import { ApplspecType } from '../../src/tokens/applspec.ts';
 import { findTokenType } from '../../src/tokens/registry.ts';
 import type { EnrollRequest, TokenState } from '../../src/tokens/token-type.ts';

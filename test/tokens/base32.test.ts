@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import { base32Decode, base32Encode } from '../../src/tokens/base32.ts';
 
 /** RFC 4648 section 10, BASE32 test vectors, with their padding. */

@@ -1,7 +1,7 @@
 // The day password (reference 3.1, 4.5): TOTP with a long step, reusable within its step.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import { DaypasswordType, parseDuration } from '../../src/tokens/daypassword.ts';
 import { findTokenType } from '../../src/tokens/registry.ts';
 import type { EnrollRequest, TokenState } from '../../src/tokens/token-type.ts';

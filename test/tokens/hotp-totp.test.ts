@@ -2,7 +2,7 @@
 // and drift learning, and OathTokenType.enroll with its seed handling and enrollment detail.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import { base32Encode } from '../../src/tokens/base32.ts';
 import { HotpType } from '../../src/tokens/hotp.ts';
 import { type Hashlib, hotpValue } from '../../src/tokens/oath.ts';

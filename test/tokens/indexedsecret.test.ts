@@ -1,7 +1,7 @@
 // IndexedSecretType (reference 3.1): a PIN-only request always starts a challenge asking for
 // random positions of the secret; only the answer to that challenge authenticates.
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import { IndexedSecretType } from '../../src/tokens/indexedsecret.ts';
 import type { ChallengeOptions, EnrollRequest, TokenState } from '../../src/tokens/token-type.ts';
 

@@ -2,7 +2,7 @@
 // computed here independently of src/tokens.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import { MotpType, motpKey, motpValue } from '../../src/tokens/motp.ts';
 import { findTokenType } from '../../src/tokens/registry.ts';
 import type { EnrollRequest, TokenState } from '../../src/tokens/token-type.ts';

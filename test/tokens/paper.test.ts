@@ -1,6 +1,6 @@
 // PaperType (reference 3.1, 4.5): an HOTP token whose next values are printed at enrollment.
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import { hotpValue } from '../../src/tokens/oath.ts';
 import { PaperType } from '../../src/tokens/paper.ts';
 import type { EnrollRequest, TokenState } from '../../src/tokens/token-type.ts';

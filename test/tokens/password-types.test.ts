@@ -1,7 +1,7 @@
 // The static-password types (spass, pw, registration; reference 3.1, 4.5) and the type registry
 // with its `enroll<TYPE>` policy actions.
 import { describe, expect, it } from 'vitest';
-import { ParameterError, PolicyError, TokenAdminError } from '../../src/core/errors.ts';
+import { ParameterError, PolicyError, TokenAdminError } from '../../src/errors.ts';
 import { actionDef } from '../../src/policy/definitions.ts';
 import { HotpType } from '../../src/tokens/hotp.ts';
 import { PwType, RegistrationType, randomPassword } from '../../src/tokens/password-type.ts';

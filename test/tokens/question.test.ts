@@ -1,7 +1,7 @@
 // The questionnaire (reference 3.1): a random question as the challenge, its answer checked
 // case-sensitively through the challenge row's data.
 import { describe, expect, it } from 'vitest';
-import { ParameterError, TokenAdminError } from '../../src/core/errors.ts';
+import { ParameterError, TokenAdminError } from '../../src/errors.ts';
 import { parseQuestions, QuestionType } from '../../src/tokens/question.ts';
 import { findTokenType } from '../../src/tokens/registry.ts';
 import type { EnrollRequest, TokenState } from '../../src/tokens/token-type.ts';

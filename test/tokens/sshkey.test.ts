@@ -1,7 +1,7 @@
 // The SSH key token (reference 3.1): a validated public key, never used for authentication.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import { findTokenType } from '../../src/tokens/registry.ts';
 import { parseSshKey, SshkeyType } from '../../src/tokens/sshkey.ts';
 import type { EnrollRequest, TokenState } from '../../src/tokens/token-type.ts';

@@ -1,7 +1,7 @@
 // TanType (reference 3.1, 4.5): TANs given or generated at enrollment, each usable once in any
 // order; a check returns the TANs left as the new secret.
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import { encodeTans, TanType, tansOf } from '../../src/tokens/tan.ts';
 import type { EnrollRequest, TokenState } from '../../src/tokens/token-type.ts';
 

@@ -2,7 +2,7 @@
 // (src/tokens/hotp.ts) as pure functions.
 import { createHmac, pbkdf2Sync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ParameterError, PolicyError } from '../../src/core/errors.ts';
+import { ParameterError, PolicyError } from '../../src/errors.ts';
 import { HotpType } from '../../src/tokens/hotp.ts';
 import type { TokenState } from '../../src/tokens/token-type.ts';
 import {

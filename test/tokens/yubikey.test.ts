@@ -3,7 +3,7 @@
 // OTPs of a real Yubikey (privacyIDEA's test data) and against OTPs built here.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ParameterError } from '../../src/core/errors.ts';
+import { ParameterError } from '../../src/errors.ts';
 import type { EnrollRequest, TokenState } from '../../src/tokens/token-type.ts';
 import {
   CRC_RESIDUAL,

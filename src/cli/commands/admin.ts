@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { addAdmin, deleteAdmin, listAdmins, setAdminPassword } from '../../core/admin.ts';
+import { addAdmin, deleteAdmin, listAdmins, setAdminPassword } from '../../core/auth/index.ts';
 import { audited, printJson, printTable, readNewPassword, withContext } from '../common.ts';
 
 export function adminCommand(): Command {

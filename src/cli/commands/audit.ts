@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { Command } from 'commander';
-import { parseDuration } from '../../config/duration.ts';
+import { parseDuration } from '../../config/index.ts';
 import {
   type AuditQuery,
   auditCsvLines,
@@ -9,8 +9,8 @@ import {
   rotateAudit,
   searchAudit,
   verifyAudit,
-} from '../../core/audit.ts';
-import { ParameterError } from '../../core/errors.ts';
+} from '../../core/audit/index.ts';
+import { ParameterError } from '../../errors.ts';
 import { assignments, audited, printJson, printTable, withContext } from '../common.ts';
 import { Progress } from '../progress.ts';
 

@@ -1,12 +1,6 @@
 import { Command } from 'commander';
-import { ParameterError } from '../../core/errors.ts';
-import {
-  deleteConfig,
-  getConfigValue,
-  listConfig,
-  setConfig,
-  setDefaults,
-} from '../../core/system-config.ts';
+import { deleteConfig, getConfigValue, listConfig, setConfig, setDefaults } from '../../core/system/index.ts';
+import { ParameterError } from '../../errors.ts';
 import { audited, assignments as parseAssignments, printJson, printTable, withContext } from '../common.ts';
 
 export function configCommand(): Command {

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import pino from 'pino';
-import { newAuditEntry, writeAudit } from '../../core/audit.ts';
+import { newAuditEntry, writeAudit } from '../../core/audit/index.ts';
 import { localOperator } from '../../core/context.ts';
 import { openRuntime } from '../../core/runtime.ts';
-import { migrate } from '../../store/database.ts';
+import { migrate } from '../../store/index.ts';
 import { configFrom } from '../common.ts';
 
 export function dbCommand(): Command {

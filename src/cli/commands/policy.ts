@@ -1,6 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { ParameterError, ResourceNotFoundError } from '../../core/errors.ts';
 import {
   checkPolicy,
   deletePolicy,
@@ -15,10 +14,9 @@ import {
   policyDefs,
   renamePolicy,
   setPolicy,
-} from '../../core/policy.ts';
-import { formatActionText } from '../../policy/action-value.ts';
-import { type ApiActionDef, isScope } from '../../policy/definitions.ts';
-import { parsePolicyFile } from '../../policy/policy-file.ts';
+} from '../../core/policy/index.ts';
+import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
+import { type ApiActionDef, formatActionText, isScope, parsePolicyFile } from '../../policy/index.ts';
 import { audited, printJson, printTable, withContext } from '../common.ts';
 
 const NOT_FOUND = 'The requested Policy could not be found.';

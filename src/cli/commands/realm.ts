@@ -1,15 +1,15 @@
 import { Command } from 'commander';
-import { ParameterError } from '../../core/errors.ts';
+import { defaultRealm } from '../../core/directory/index.ts';
 import {
   clearDefaultRealm,
-  defaultRealm,
   deleteRealm,
   listRealms,
   normaliseRealmName,
   type RealmView,
   setDefaultRealm,
   setRealm,
-} from '../../core/realm.ts';
+} from '../../core/realm/index.ts';
+import { ParameterError } from '../../errors.ts';
 import { audited, printJson, printTable, withContext } from '../common.ts';
 
 /** RESOLVER or RESOLVER:PRIORITY words (resolver names have no ':'). */

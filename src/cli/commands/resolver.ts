@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { ParameterError, ResourceNotFoundError } from '../../core/errors.ts';
 import {
   deleteResolver,
   getResolver,
@@ -7,9 +6,10 @@ import {
   type ResolverView,
   saveResolver,
   testResolver,
-} from '../../core/resolver.ts';
-import { CENSORED } from '../../core/system-config.ts';
-import { resolverKind } from '../../resolvers/registry.ts';
+} from '../../core/resolver/index.ts';
+import { CENSORED } from '../../core/system/index.ts';
+import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
+import { resolverKind } from '../../resolvers/index.ts';
 import { assignments, audited, printJson, printTable, withContext } from '../common.ts';
 
 interface SettingOptions {

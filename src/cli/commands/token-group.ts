@@ -1,7 +1,7 @@
 // `authsrv token group`: puts tokens into token groups and takes them out, as /token/group
 // (reference 3.5). The groups themselves are managed with `authsrv tokengroup`.
 import { Command } from 'commander';
-import { addTokenToGroup, removeTokenFromGroup } from '../../core/token-groups.ts';
+import { addTokenToGroup, removeTokenFromGroup } from '../../core/token/index.ts';
 import { audited, withContext } from '../common.ts';
 
 export function tokenGroupCommand(): Command {

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
-import { ParameterError } from '../../core/errors.ts';
-import { type ImportResult, importTokens } from '../../core/token-import.ts';
+import { type ImportResult, importTokens } from '../../core/token/index.ts';
+import { ParameterError } from '../../errors.ts';
 import { audited, printJson, readStdinLine, withContext } from '../common.ts';
 import { Progress } from '../progress.ts';
 

@@ -1,18 +1,21 @@
 import { Command } from 'commander';
-import { ParameterError, TokenAdminError } from '../../core/errors.ts';
-import { initToken, listTokens, type TokenView, tokenView } from '../../core/token.ts';
 import {
   assignToken,
   deleteTokens,
   enableTokens,
+  initToken,
+  listTokens,
+  requireToken,
   resetTokens,
   resyncToken,
   revokeTokens,
   serialByOtp,
   setPins,
+  type TokenView,
+  tokenView,
   unassignTokens,
-} from '../../core/token-actions.ts';
-import { requireToken } from '../../core/token-store.ts';
+} from '../../core/token/index.ts';
+import { ParameterError, TokenAdminError } from '../../errors.ts';
 import { audited, printJson, printTable, readNewPassword, readStdinLine, withContext } from '../common.ts';
 import { tokenGroupCommand } from './token-group.ts';
 import { tokenImportCommand } from './token-import.ts';

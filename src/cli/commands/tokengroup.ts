@@ -1,7 +1,7 @@
 // `authsrv tokengroup`: the groups of /tokengroup/ (reference 6.5). The tokens in a group are
 // managed with `authsrv token group`.
 import { Command } from 'commander';
-import { deleteTokenGroup, listTokenGroups, setTokenGroup } from '../../core/token-groups.ts';
+import { deleteTokenGroup, listTokenGroups, setTokenGroup } from '../../core/token/index.ts';
 import { audited, printJson, printTable, withContext } from '../common.ts';
 
 export function tokengroupCommand(): Command {

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { ParameterError } from '../../core/errors.ts';
 import {
   createUser,
   deleteUser,
@@ -10,8 +9,9 @@ import {
   targetUser,
   updateUser,
   userChanges,
-} from '../../core/user.ts';
-import type { UserChanges } from '../../resolvers/user-store.ts';
+} from '../../core/user/index.ts';
+import { ParameterError } from '../../errors.ts';
+import type { UserChanges } from '../../resolvers/index.ts';
 import {
   assignments,
   audited,

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
-import { newAuditEntry, writeAudit } from '../../core/audit.ts';
-import { ParameterError } from '../../core/errors.ts';
-import { type CheckResult, check } from '../../core/validate.ts';
+import { newAuditEntry, writeAudit } from '../../core/audit/index.ts';
+import { type CheckResult, check } from '../../core/validate/index.ts';
+import { ParameterError } from '../../errors.ts';
 import { printJson, readStdinLine, withContext } from '../common.ts';
 
 type Outcome = 'ACCEPT' | 'REJECT' | 'CHALLENGE';

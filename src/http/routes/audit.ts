@@ -1,5 +1,5 @@
-import { type AuditQuery, auditCsvLines, searchAudit } from '../../core/audit.ts';
-import { ParameterError } from '../../core/errors.ts';
+import { type AuditQuery, auditCsvLines, searchAudit } from '../../core/audit/index.ts';
+import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
 import { adminRoute, anyRoleRoute, type RouteTable } from '../route.ts';
 

@@ -1,5 +1,4 @@
-import { login } from '../../core/auth.ts';
-import { enrollableTypes } from '../../core/rights.ts';
+import { enrollableTypes, login } from '../../core/auth/index.ts';
 import { anyRoleRoute, type RouteTable } from '../route.ts';
 
 export function authRoutes(r: RouteTable): void {

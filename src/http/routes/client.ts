@@ -1,6 +1,6 @@
 // /client/ (reference 8.6, spec "Client endpoint"): the client applications seen by /validate,
 // grouped by client type.
-import { listClients } from '../../core/client.ts';
+import { listClients } from '../../core/client/index.ts';
 import { adminRoute, type RouteTable } from '../route.ts';
 
 export function clientRoutes(r: RouteTable): void {

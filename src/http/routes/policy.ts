@@ -1,6 +1,6 @@
 // /policy (reference 5.6, spec "Policy endpoints"). The fixed paths (check, defs, enable, disable)
 // are declared before /policy/:name so that they are never taken for a policy name.
-import { ParameterError } from '../../core/errors.ts';
+
 import {
   checkPolicy,
   deletePolicy,
@@ -14,7 +14,8 @@ import {
   policyDefs,
   renamePolicy,
   setPolicy,
-} from '../../core/policy.ts';
+} from '../../core/policy/index.ts';
+import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
 import { adminRoute, type RouteTable } from '../route.ts';
 

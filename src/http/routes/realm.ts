@@ -1,14 +1,14 @@
-import { ParameterError } from '../../core/errors.ts';
+import { defaultRealm } from '../../core/directory/index.ts';
 import {
   clearDefaultRealm,
-  defaultRealm,
   deleteRealm,
   listRealms,
   setDefaultRealm,
   setRealm,
   superuserRealms,
   visibleRealms,
-} from '../../core/realm.ts';
+} from '../../core/realm/index.ts';
+import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
 import { adminRoute, type RouteTable } from '../route.ts';
 

@@ -4,7 +4,7 @@ import {
   listResolvers,
   saveResolver,
   testResolver,
-} from '../../core/resolver.ts';
+} from '../../core/resolver/index.ts';
 import { adminRoute, type RouteTable } from '../route.ts';
 
 export function resolverRoutes(r: RouteTable): void {

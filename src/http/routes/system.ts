@@ -1,13 +1,17 @@
-import { ParameterError } from '../../core/errors.ts';
-import { documentation, gpgKeys, hsmStatus, hsmUnlock, randomKey } from '../../core/system.ts';
-import type { ConfigEntry } from '../../core/system-config.ts';
+import { documentation } from '../../core/documentation/index.ts';
 import {
+  type ConfigEntry,
   deleteConfig,
   getConfigValue,
+  gpgKeys,
+  hsmStatus,
+  hsmUnlock,
   listConfig,
+  randomKey,
   setConfig,
   setDefaults,
-} from '../../core/system-config.ts';
+} from '../../core/system/index.ts';
+import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
 import { adminRoute, anyRoleRoute, type RouteTable } from '../route.ts';
 

@@ -2,8 +2,9 @@
 // `type`, the realms of the new tokens and, for PSKC, the pre-shared key or password and the MAC
 // handling. The right `importtokens` is checked here for the first realm and by the service for
 // every realm.
-import { ParameterError } from '../../core/errors.ts';
-import { importTokens } from '../../core/token-import.ts';
+
+import { importTokens } from '../../core/token/index.ts';
+import { ParameterError } from '../../errors.ts';
 import { adminRoute, type RouteTable } from '../route.ts';
 
 function realmList(text: string | undefined): string[] {

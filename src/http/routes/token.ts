@@ -1,9 +1,7 @@
 // /token (reference 3.3–3.5). Rights that depend on the token (its owner and realms) are checked
 // in the services for every selected token (check_token_action), so most routes declare none here.
 // Fixed paths (challenges, info, realm, lost, getserial) are declared before /token/:serial.
-import { targetOf } from '../../core/access.ts';
-import { ParameterError } from '../../core/errors.ts';
-import { initToken, listTokens, type Selection } from '../../core/token.ts';
+import { targetOf } from '../../core/access/index.ts';
 import {
   assignToken,
   copyPin,
@@ -12,13 +10,16 @@ import {
   deleteInfoOfToken,
   deleteTokens,
   enableTokens,
+  initToken,
   listChallenges,
+  listTokens,
   lostToken,
   nameList,
   resetTokens,
   resyncToken,
   revokeTokens,
   SETTABLE,
+  type Selection,
   type Settable,
   serialByOtp,
   setDescriptions,
@@ -29,7 +30,8 @@ import {
   setTokenAttributes,
   tokensCsv,
   unassignTokens,
-} from '../../core/token-actions.ts';
+} from '../../core/token/index.ts';
+import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
 import { type ApiCall, adminRoute, anyRoleRoute, type RouteTable } from '../route.ts';
 

@@ -8,7 +8,7 @@ import {
   removeTokenFromGroup,
   setGroupsOfToken,
   setTokenGroup,
-} from '../../core/token-groups.ts';
+} from '../../core/token/index.ts';
 import { adminRoute, type RouteTable } from '../route.ts';
 
 export function tokengroupRoutes(r: RouteTable): void {

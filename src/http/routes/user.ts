@@ -10,7 +10,7 @@ import {
   updateUser,
   userChanges,
   userToEdit,
-} from '../../core/user.ts';
+} from '../../core/user/index.ts';
 import type { Params } from '../params.ts';
 import { adminRoute, anyRoleRoute, type RouteTable } from '../route.ts';
 

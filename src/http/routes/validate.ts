@@ -1,19 +1,19 @@
 // /validate (reference 4, spec "Validate"): check, samlcheck, radiuscheck, triggerchallenge,
 // polltransaction. Public except triggerchallenge; every answer carries id 2 and
 // result.authentication.
-import type { AuditEntry } from '../../core/audit.ts';
-import { pollTransaction } from '../../core/challenge.ts';
-import { recordClient } from '../../core/client.ts';
+import type { AuditEntry } from '../../core/audit/index.ts';
+import { recordClient } from '../../core/client/index.ts';
 import type { Runtime } from '../../core/context.ts';
-import { ParameterError } from '../../core/errors.ts';
 import {
   type CheckAudit,
   type CheckInput,
   check,
   checkApiKey,
+  pollTransaction,
   samlAttributes,
   triggerChallenge,
-} from '../../core/validate.ts';
+} from '../../core/validate/index.ts';
+import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
 import { adminRoute, type RouteTable } from '../route.ts';
 

@@ -1,0 +1,102 @@
+// The layering rules of docs/architecture.md, checked on every import in src/ (part of `npm run
+// lint`; Biome's noImportCycles checks the cycles):
+// - a folder with an index.ts is closed: from outside it, only its index.ts is imported;
+// - data flows down: core never imports a front end, plug-ins and infrastructure never import core.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+/** Folders (relative to the repository) whose files must not import the listed folders. */
+export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
+  'src/core': ['src/cli', 'src/http'],
+  'src/http': ['src/cli'],
+  'src/tokens': ['src/core', 'src/cli', 'src/http'],
+  'src/resolvers': ['src/core', 'src/cli', 'src/http'],
+  'src/policy': ['src/core', 'src/cli', 'src/http'],
+  'src/crypto': ['src/core', 'src/cli', 'src/http'],
+  'src/store': ['src/core', 'src/cli', 'src/http'],
+  'src/config': ['src/core', 'src/cli', 'src/http'],
+};
+
+export interface Violation {
+  file: string;
+  line: number;
+  target: string;
+  message: string;
+}
+
+const IMPORT =
+  /(?:^|\n)[ \t]*(?:import|export)\b[^;'"]*?\bfrom\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)|(?:^|\n)[ \t]*import\s*'([^']+)'/g;
+
+/** The relative module specifiers of a file, with their line numbers. */
+export function importsOf(text: string): { specifier: string; line: number }[] {
+  const out: { specifier: string; line: number }[] = [];
+  for (const m of text.matchAll(IMPORT)) {
+    const specifier = m[1] ?? m[2] ?? m[3];
+    if (specifier === undefined || !specifier.startsWith('.')) continue;
+    const at = (m.index ?? 0) + m[0].indexOf(specifier);
+    out.push({ specifier, line: text.slice(0, at).split('\n').length });
+  }
+  return out;
+}
+
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...tsFiles(path));
+    else if (entry.name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+const within = (path: string, folder: string) => path === folder || path.startsWith(`${folder}${sep}`);
+
+/** The outermost folder with an index.ts that holds `target` but not `from`. */
+function closedFolder(
+  root: string,
+  from: string,
+  target: string,
+  faces: ReadonlySet<string>,
+): string | undefined {
+  let closed: string | undefined;
+  for (let dir = dirname(target); within(dir, root) && dir !== root; dir = dirname(dir)) {
+    if (within(from, dir)) break;
+    if (faces.has(dir)) closed = dir;
+  }
+  return closed;
+}
+
+/** Every violation of the rules in the src/ folder of a repository. */
+export function checkArchitecture(repo: string): Violation[] {
+  const root = resolve(repo, 'src');
+  const files = tsFiles(root);
+  const faces = new Set(files.filter((f) => f.endsWith(`${sep}index.ts`)).map((f) => dirname(f)));
+  const violations: Violation[] = [];
+  for (const file of files) {
+    const rel = (p: string) => relative(repo, p).split(sep).join('/');
+    const forbidden = Object.entries(FORBIDDEN).find(([folder]) => within(rel(file), folder))?.[1] ?? [];
+    for (const { specifier, line } of importsOf(readFileSync(file, 'utf8'))) {
+      const target = resolve(dirname(file), specifier);
+      const report = (message: string) =>
+        violations.push({ file: rel(file), line, target: rel(target), message });
+      if (!within(target, root)) continue;
+      const banned = forbidden.find((folder) => within(rel(target), folder));
+      if (banned) report(`${rel(dirname(file))} must not import ${banned} (layers: docs/architecture.md)`);
+      const closed = closedFolder(root, dirname(file), target, faces);
+      if (closed && target !== join(closed, 'index.ts'))
+        report(`import ${rel(closed)}/index.ts: the rest of ${rel(closed)}/ is private to it`);
+      else if (!closed && statSync(target, { throwIfNoEntry: false }) === undefined) report('no such file');
+    }
+  }
+  return violations;
+}
+
+if (import.meta.main) {
+  const violations = checkArchitecture(resolve(import.meta.dirname, '..'));
+  for (const v of violations) console.error(`${v.file}:${v.line}: imports ${v.target}: ${v.message}`);
+  if (violations.length > 0) {
+    console.error(`${violations.length} import(s) break the layering rules.`);
+    process.exit(1);
+  }
+  console.log('architecture: every import keeps to the layers and folder faces');
+}

@@ -1,0 +1,109 @@
+// Local administrators: stored in the database with an argon2id password hash. They log in at
+// /auth with realm '' and are managed with `authsrv admin …`.
+import { randomBytes } from 'node:crypto';
+import { decoyHash, hashPassword, verifyPassword } from '../../crypto/index.ts';
+import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
+import type { Context, Runtime } from '../context.ts';
+
+export interface AdminRecord {
+  name: string;
+  createdAt: string;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+export const MIN_PASSWORD_LENGTH = 8;
+const MAX_PASSWORD_LENGTH = 1024;
+
+function checkName(name: string): void {
+  if (!NAME.test(name)) {
+    throw new ParameterError(
+      `Invalid administrator name '${name}': use 1-64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit`,
+    );
+  }
+}
+
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw new ParameterError(`The password must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+  if (password.length > MAX_PASSWORD_LENGTH) {
+    throw new ParameterError(`The password must have at most ${MAX_PASSWORD_LENGTH} characters`);
+  }
+}
+
+export async function addAdmin(ctx: Context, name: string, password: string): Promise<AdminRecord> {
+  checkName(name);
+  checkPassword(password);
+  const hash = await hashPassword(password);
+  const createdAt = ctx.clock().toISOString();
+  const exists = () =>
+    ctx.store.db.selectFrom('admin').select('name').where('name', '=', name).executeTakeFirst();
+  const duplicate = () => new ParameterError(`Administrator '${name}' already exists`);
+  if (await exists()) throw duplicate();
+  try {
+    await ctx.store.db
+      .insertInto('admin')
+      .values({ name, password_hash: hash, created_at: createdAt })
+      .execute();
+  } catch (e) {
+    // Another process (a second node starting, a CLI run) inserted the same name in between.
+    if (await exists()) throw duplicate();
+    throw e;
+  }
+  return { name, createdAt };
+}
+
+export async function listAdmins(ctx: Runtime): Promise<AdminRecord[]> {
+  const rows = await ctx.store.db
+    .selectFrom('admin')
+    .select(['name', 'created_at'])
+    .orderBy('name')
+    .execute();
+  return rows.map((r) => ({ name: r.name, createdAt: r.created_at }));
+}
+
+export async function deleteAdmin(ctx: Context, name: string): Promise<void> {
+  const r = await ctx.store.db.deleteFrom('admin').where('name', '=', name).executeTakeFirst();
+  if (Number(r.numDeletedRows) === 0)
+    throw new ResourceNotFoundError(`Administrator '${name}' does not exist`);
+}
+
+export async function setAdminPassword(ctx: Context, name: string, password: string): Promise<void> {
+  checkPassword(password);
+  const hash = await hashPassword(password);
+  const r = await ctx.store.db
+    .updateTable('admin')
+    .set({ password_hash: hash })
+    .where('name', '=', name)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) === 0)
+    throw new ResourceNotFoundError(`Administrator '${name}' does not exist`);
+}
+
+/** True when `name` is a local administrator with this password. Costs the same when it is not. */
+export async function verifyAdmin(ctx: Runtime, name: string, password: string): Promise<boolean> {
+  const row = await ctx.store.db
+    .selectFrom('admin')
+    .select('password_hash')
+    .where('name', '=', name)
+    .executeTakeFirst();
+  const ok = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));
+  return row !== undefined && ok;
+}
+
+/**
+ * On a database without administrators, creates `admin` with a random password and returns that
+ * password (to be shown once); otherwise returns undefined.
+ */
+export async function ensureInitialAdmin(ctx: Context): Promise<string | undefined> {
+  const any = await ctx.store.db.selectFrom('admin').select('name').limit(1).executeTakeFirst();
+  if (any) return undefined;
+  const password = randomBytes(18).toString('base64url');
+  try {
+    await addAdmin(ctx, 'admin', password);
+  } catch (e) {
+    if (e instanceof ParameterError) return undefined; // another node created it first
+    throw e;
+  }
+  return password;
+}

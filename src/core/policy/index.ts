@@ -1,0 +1,19 @@
+// Policies (/policy/): stored, validated, listed, imported and exported, and kept compiled per
+// database behind the policy change counter for the matching engine (src/policy).
+export {
+  checkPolicy,
+  compiledPolicies,
+  deletePolicy,
+  disablePolicy,
+  enablePolicy,
+  exportPolicies,
+  getPolicies,
+  importPolicies,
+  LIST_FIELDS,
+  type PolicyFilter,
+  type PolicyInput,
+  type PolicyView,
+  policyDefs,
+  renamePolicy,
+  setPolicy,
+} from './policy.ts';

@@ -1,0 +1,12 @@
+// Realms (/realm/): named, ordered groups of resolvers, and the default realm.
+export {
+  clearDefaultRealm,
+  deleteRealm,
+  listRealms,
+  normaliseRealmName,
+  type RealmView,
+  setDefaultRealm,
+  setRealm,
+  superuserRealms,
+  visibleRealms,
+} from './realm.ts';

@@ -1,0 +1,9 @@
+// Resolvers (/resolver/): named, typed user-store settings with sealed secrets, and their test.
+export {
+  deleteResolver,
+  getResolver,
+  listResolvers,
+  type ResolverView,
+  saveResolver,
+  testResolver,
+} from './resolver.ts';

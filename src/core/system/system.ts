@@ -1,0 +1,67 @@
+// The rest of /system: random key material, the security module status and the GnuPG public keys.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { ConfigAdminError, HsmError, ParameterError } from '../../errors.ts';
+import type { Context } from '../context.ts';
+
+const MAX_RANDOM_BYTES = 1024;
+
+export function randomKey(lenParam: string | undefined, encodeParam: string | undefined): string {
+  const len =
+    lenParam === undefined || lenParam === '' ? 20 : /^\d+$/.test(lenParam) ? Number(lenParam) : NaN;
+  if (!Number.isInteger(len) || len < 1 || len > MAX_RANDOM_BYTES) {
+    throw new ParameterError(`len must be a whole number of bytes from 1 to ${MAX_RANDOM_BYTES}`);
+  }
+  const encode = encodeParam || 'hex';
+  if (encode !== 'hex' && encode !== 'b64')
+    throw new ParameterError(`encode must be hex or b64, got '${encode}'`);
+  return randomBytes(len).toString(encode === 'hex' ? 'hex' : 'base64');
+}
+
+export function hsmStatus(ctx: Context): { is_ready: boolean } {
+  return { is_ready: ctx.hsm.isReady() };
+}
+
+export function hsmUnlock(ctx: Context, password: string | undefined): { is_ready: boolean } {
+  if (ctx.hsm.isReady()) throw new HsmError('HSM already set up.');
+  if (!password) throw ParameterError.missing('password');
+  ctx.hsm.unlock(password);
+  return hsmStatus(ctx);
+}
+
+const run = promisify(execFile);
+
+export interface GpgKey {
+  armor: string;
+  fingerprint: string;
+}
+
+/** The public keys of the configured GnuPG home, keyed by long key id; empty when none is set. */
+export async function gpgKeys(ctx: Context): Promise<Record<string, GpgKey>> {
+  const home = ctx.config.security.gnupgHome;
+  if (home === '' || !existsSync(home)) return {};
+  const gpg = async (...args: string[]) => {
+    try {
+      return (await run('gpg', ['--homedir', home, '--batch', '--no-tty', ...args], { maxBuffer: 16 << 20 }))
+        .stdout;
+    } catch (e) {
+      throw new ConfigAdminError(
+        `Cannot read the GnuPG keys in ${home}: ${(e as Error).message.split('\n')[0]}`,
+      );
+    }
+  };
+  const listing = await gpg('--with-colons', '--fingerprint', '--list-keys');
+  const out: Record<string, GpgKey> = {};
+  let keyid: string | undefined;
+  for (const line of listing.split('\n')) {
+    const f = line.split(':');
+    if (f[0] === 'pub') keyid = f[4];
+    else if (f[0] === 'fpr' && keyid && f[9]) {
+      out[keyid] = { fingerprint: f[9], armor: await gpg('--armor', '--export', f[9]) };
+      keyid = undefined;
+    }
+  }
+  return out;
+}

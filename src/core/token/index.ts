@@ -1,0 +1,65 @@
+// Tokens (/token/, /tokengroup/): enrollment with its policies, the token store (the one writer of
+// the token tables), the lifecycle actions, listings, token groups and token file imports.
+export {
+  assignToken,
+  copyPin,
+  copyUser,
+  deleteExpiredChallenges,
+  deleteInfoOfToken,
+  deleteTokens,
+  enableTokens,
+  listChallenges,
+  lostToken,
+  nameList,
+  resetTokens,
+  resyncToken,
+  revokeTokens,
+  SETTABLE,
+  type Settable,
+  serialByOtp,
+  setDescriptions,
+  setInfoOfToken,
+  setPins,
+  setRandomPins,
+  setRealmsOfToken,
+  setTokenAttributes,
+  tokensCsv,
+  unassignTokens,
+} from './actions.ts';
+export { enrollmentValue } from './enrollment-policy.ts';
+export {
+  addTokenToGroup,
+  deleteTokenGroup,
+  listTokenGroups,
+  removeTokenFromGroup,
+  setGroupsOfToken,
+  setTokenGroup,
+} from './groups.ts';
+export { type ImportResult, importTokens } from './import.ts';
+export {
+  bumpInfoCounterBelow,
+  bumpInfoCounters,
+  consumeOtp,
+  counterValue,
+  deleteTokenInfo,
+  deleteTokenRows,
+  incFailcount,
+  type LoadedToken,
+  loadRows,
+  pinHash,
+  pinMatches,
+  requireToken,
+  setTokenInfoRacing,
+  setTokenOwner,
+  tokenState,
+  tokensOfOwner,
+} from './store.ts';
+export {
+  checkTokenLimits,
+  initToken,
+  listTokens,
+  ownerRecord,
+  type Selection,
+  type TokenView,
+  tokenView,
+} from './token.ts';

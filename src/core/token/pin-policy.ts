@@ -1,0 +1,87 @@
+// The OTP PIN rules of the admin and user scopes (reference 3.3, 3.5, 5.5): otp_pin_minlength,
+// otp_pin_maxlength and otp_pin_contents checked wherever a PIN is set, and random PINs
+// (otp_pin_random on enrollment, otp_pin_set_random for /token/setrandompin). Each rule is looked
+// up first as the per-type action `<type>_otp_pin_…` (declared here for every token type), then as
+// the generic one, as privacyIDEA does.
+
+import { PolicyError } from '../../errors.ts';
+import { pinContentsError, randomPin, registerDynamicActions } from '../../policy/index.ts';
+import { tokenTypes } from '../../tokens/index.ts';
+import { actionValue, type Target } from '../access/index.ts';
+import type { Context } from '../context.ts';
+
+const PIN_ACTIONS = ['otp_pin_minlength', 'otp_pin_maxlength', 'otp_pin_contents'] as const;
+type PinAction = (typeof PIN_ACTIONS)[number];
+
+for (const scope of ['admin', 'user'] as const) {
+  for (const t of tokenTypes()) {
+    registerDynamicActions(scope, {
+      [`${t.type}_otp_pin_minlength`]: {
+        type: 'int',
+        description: `The minimum length of the OTP PIN of ${t.type} tokens.`,
+        group: 'pin',
+      },
+      [`${t.type}_otp_pin_maxlength`]: {
+        type: 'int',
+        description: `The maximum length of the OTP PIN of ${t.type} tokens.`,
+        group: 'pin',
+      },
+      [`${t.type}_otp_pin_contents`]: {
+        type: 'str',
+        description: `Character classes the OTP PIN of ${t.type} tokens must contain (c, n, s, +/- prefix, or [chars]).`,
+        group: 'pin',
+      },
+    });
+  }
+}
+
+function intValue(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number.parseInt(v, 10);
+  return Number.isInteger(n) ? n : undefined;
+}
+
+/** A PIN rule of the caller's scope: the per-type action `<type>_<action>` first, else the generic one. */
+export async function pinPolicyValue(
+  ctx: Context,
+  action: PinAction,
+  target: Target,
+  tokentype: string,
+): Promise<string | undefined> {
+  return (
+    (await actionValue(ctx, `${tokentype.toLowerCase()}_${action}`, target)) ??
+    (await actionValue(ctx, action, target))
+  );
+}
+
+/**
+ * Checks a PIN against the caller's PIN policies for the target (a token owner) and token type:
+ * minimum length, maximum length, contents, in this order; PolicyError 303.
+ */
+export async function checkPinPolicy(
+  ctx: Context,
+  pin: string,
+  target: Target,
+  tokentype = 'hotp',
+): Promise<void> {
+  const length = [...pin].length;
+  const min = intValue(await pinPolicyValue(ctx, 'otp_pin_minlength', target, tokentype));
+  if (min !== undefined && length < min) throw new PolicyError(`The minimum OTP PIN length is ${min}`);
+  const max = intValue(await pinPolicyValue(ctx, 'otp_pin_maxlength', target, tokentype));
+  if (max !== undefined && length > max) throw new PolicyError(`The maximum OTP PIN length is ${max}`);
+  const contents = await pinPolicyValue(ctx, 'otp_pin_contents', target, tokentype);
+  if (contents) {
+    const error = pinContentsError(pin, contents);
+    if (error) throw new PolicyError(error);
+  }
+}
+
+/** A random PIN of the given length for the caller's contents policy of the target and token type. */
+export async function randomPinFor(
+  ctx: Context,
+  length: number,
+  target: Target,
+  tokentype = 'hotp',
+): Promise<string> {
+  return randomPin(length, (await pinPolicyValue(ctx, 'otp_pin_contents', target, tokentype)) ?? '');
+}

@@ -1,0 +1,11 @@
+// Keys, sealing, hashing and signing: the security module, password and PIN hashes, stored
+// password formats, JWT verification and the signatures of answers and audit rows.
+export { signBatch, verifyBatchSignature } from './batch-signature.ts';
+export { isCryptHashType, makeCryptHash, verifyCryptHash } from './crypt-hashes.ts';
+export { ensureDataDir } from './data-dir-files.ts';
+export { verifiedClaims } from './jwt-verify.ts';
+export { decoyHash, hashPassword, verifyPassword } from './password-hash.ts';
+export { pythonJsonDumps, pythonJsonMembers, pythonJsonObject } from './python-json.ts';
+export { SecurityModule } from './security-module.ts';
+export { loadServerKeys, type ServerKeys } from './server-keys.ts';
+export { Signer } from './signer.ts';

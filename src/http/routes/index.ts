@@ -1,0 +1,14 @@
+// The routes of the REST API, one file per resource; src/http/app.ts mounts them.
+export { auditRoutes } from './audit.ts';
+export { authRoutes } from './auth.ts';
+export { clientRoutes } from './client.ts';
+export { healthRoutes } from './healthz.ts';
+export { policyRoutes } from './policy.ts';
+export { realmRoutes } from './realm.ts';
+export { resolverRoutes } from './resolver.ts';
+export { systemRoutes } from './system.ts';
+export { tokenRoutes } from './token.ts';
+export { tokenLoadRoutes } from './token-load.ts';
+export { tokengroupRoutes } from './tokengroup.ts';
+export { userRoutes } from './user.ts';
+export { validateRoutes } from './validate.ts';

@@ -1,0 +1,31 @@
+// The policy engine: action definitions per scope, matching a request against compiled
+// policies, action values and their grammars, and privacyIDEA's policy export file.
+export { type ActionDict, formatActionText, parseActions } from './action-value.ts';
+export { menusFor, rightCandidates } from './admin-actions.ts';
+export { pinContentsError, randomPin } from './char-classes.ts';
+export {
+  type ApiActionDef,
+  actionsOf,
+  CONDITION_SECTIONS,
+  defsForApi,
+  isScope,
+  registerDynamicActions,
+} from './definitions.ts';
+export {
+  type ActionValueOptions,
+  type CompiledPolicy,
+  type ConditionData,
+  type ConditionTuple,
+  compileClientList,
+  compileConditions,
+  compilePolicies,
+  compilePolicy,
+  listMatches,
+  type MatchRequest,
+  type PolicyRecord,
+  PolicySet,
+  parseDuration,
+  parseTimeRanges,
+  userAgentName,
+} from './matcher.ts';
+export { type FileValue, formatPolicyFile, parsePolicyFile } from './policy-file.ts';

@@ -1,0 +1,2 @@
+// The database products authsrv runs on.
+export type Dialect = 'sqlite' | 'postgres' | 'mysql';

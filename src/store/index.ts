@@ -1,0 +1,18 @@
+// The database: one Kysely instance on SQLite, PostgreSQL or MariaDB/MySQL, its schema and
+// migrations, prepared statements and bulk inserts.
+export { reserveAuditIds } from './audit-ids.ts';
+export { chunked, insertRows, rowsPerStatement } from './bulk-insert.ts';
+export { defaultDatabaseUrl, migrate, openDatabase, type Store } from './database.ts';
+export type { Dialect } from './dialect.ts';
+export { prepared } from './prepared.ts';
+export type {
+  AuditTable,
+  ChallengeTable,
+  Database,
+  PolicyTable,
+  TokenInfoTable,
+  TokenOwnerTable,
+  TokenRealmTable,
+  TokenTable,
+} from './schema.ts';
+export { sqliteNativeBinding } from './sqlite-binding.ts';

@@ -1,0 +1,118 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkArchitecture, importsOf } from '../../scripts/check-architecture.ts';
+
+const dirs: string[] = [];
+
+/** A repository with the given files (path → text). */
+function repo(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'authsrv-arch-'));
+  dirs.push(dir);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('importsOf', () => {
+  it('finds static, type-only, re-export, side-effect and dynamic imports with their lines', () => {
+    const text = [
+      "import { a } from './a.ts';",
+      "import type { B } from '../b.ts';",
+      'import {',
+      '  c,',
+      "} from './c.ts';",
+      "export { d } from './d.ts';",
+      "import './e.ts';",
+      "const f = await import('./f.ts');",
+      "import pino from 'pino';",
+    ].join('\n');
+    expect(importsOf(text)).toEqual([
+      { specifier: './a.ts', line: 1 },
+      { specifier: '../b.ts', line: 2 },
+      { specifier: './c.ts', line: 5 },
+      { specifier: './d.ts', line: 6 },
+      { specifier: './e.ts', line: 7 },
+      { specifier: './f.ts', line: 8 },
+    ]);
+  });
+});
+
+describe('checkArchitecture', () => {
+  const token = {
+    'src/core/token/index.ts': "export { store } from './store.ts';\n",
+    'src/core/token/store.ts': 'export const store = 1;\n',
+    'src/core/token/import/index.ts': "export { pskc } from './pskc.ts';\n",
+    'src/core/token/import/pskc.ts': "import { store } from '../store.ts';\nexport const pskc = store;\n",
+    'src/core/context.ts': 'export const ctx = 1;\n',
+  };
+
+  it('accepts imports through a folder index, inside a folder, and of open folders', () => {
+    const dir = repo({
+      ...token,
+      'src/core/validate/check.ts':
+        "import { store } from '../token/index.ts';\nimport { ctx } from '../context.ts';\nexport const x = store + ctx;\n",
+      'src/core/token/lifecycle.ts': "import { pskc } from './import/index.ts';\nexport const y = pskc;\n",
+      'src/http/route.ts': "import { ctx } from '../core/context.ts';\nexport const z = ctx;\n",
+    });
+    expect(checkArchitecture(dir)).toEqual([]);
+  });
+
+  it("reports an import of a folder's private file from outside it", () => {
+    const dir = repo({
+      ...token,
+      'src/core/validate/check.ts': "import { store } from '../token/store.ts';\nexport const x = store;\n",
+      'src/core/validate/deep.ts':
+        "import { pskc } from '../token/import/pskc.ts';\nexport const y = pskc;\n",
+    });
+    expect(checkArchitecture(dir)).toEqual([
+      {
+        file: 'src/core/validate/check.ts',
+        line: 1,
+        target: 'src/core/token/store.ts',
+        message: 'import src/core/token/index.ts: the rest of src/core/token/ is private to it',
+      },
+      {
+        file: 'src/core/validate/deep.ts',
+        line: 1,
+        target: 'src/core/token/import/pskc.ts',
+        message: 'import src/core/token/index.ts: the rest of src/core/token/ is private to it',
+      },
+    ]);
+  });
+
+  it('reports imports against the direction of the layers', () => {
+    const dir = repo({
+      'src/http/app.ts': 'export const app = 1;\n',
+      'src/core/access/access.ts': "import { app } from '../../http/app.ts';\nexport const a = app;\n",
+      'src/tokens/hotp.ts': "\nimport { ctx } from '../core/context.ts';\nexport const h = ctx;\n",
+      'src/core/context.ts': 'export const ctx = 1;\n',
+    });
+    expect(checkArchitecture(dir).map((v) => [v.file, v.line, v.message])).toEqual([
+      [
+        'src/core/access/access.ts',
+        1,
+        'src/core/access must not import src/http (layers: docs/architecture.md)',
+      ],
+      ['src/tokens/hotp.ts', 2, 'src/tokens must not import src/core (layers: docs/architecture.md)'],
+    ]);
+  });
+
+  it('reports a specifier that names no file', () => {
+    const dir = repo({ 'src/a.ts': "import { b } from './b.ts';\nexport const a = b;\n" });
+    expect(checkArchitecture(dir)).toEqual([
+      { file: 'src/a.ts', line: 1, target: 'src/b.ts', message: 'no such file' },
+    ]);
+  });
+
+  it('passes on this repository', () => {
+    expect(checkArchitecture(resolve(import.meta.dirname, '../..'))).toEqual([]);
+  });
+});
