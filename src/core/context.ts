@@ -1,5 +1,6 @@
 // What every service function receives: the runtime (database, config, keys, clock, logger) and
 // the caller on whose behalf it acts. Services never look at Koa or commander.
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import type { SecurityModule, ServerKeys } from '../crypto/index.ts';
@@ -18,6 +19,23 @@ export interface Caller {
   client: string;
 }
 
+/**
+ * Randomness for services (serials, PINs, passwords, transaction ids, nonces), from node:crypto;
+ * replaced in tests, like the clock, to pin what a service draws.
+ */
+export interface Random {
+  bytes(size: number): Buffer;
+  /** A whole number in [min, max), or in [0, min) when max is not given (node:crypto's randomInt). */
+  int(min: number, max?: number): number;
+  uuid(): string;
+}
+
+export const cryptoRandom: Random = {
+  bytes: (size) => randomBytes(size),
+  int: (min, max) => (max === undefined ? randomInt(min) : randomInt(min, max)),
+  uuid: () => randomUUID(),
+};
+
 export interface Runtime {
   store: Store;
   config: Config;
@@ -26,6 +44,7 @@ export interface Runtime {
   log: Logger;
   /** Current time; replaced in tests. */
   clock: () => Date;
+  random: Random;
   /** Node name of this server among those sharing the database. */
   node: string;
 }

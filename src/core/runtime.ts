@@ -1,6 +1,5 @@
 // Opens everything a server or a CLI command needs, in one place, so both behave the same: the
 // data directory with its keys, the database (migrated to the latest schema) and the node record.
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -8,7 +7,7 @@ import type { Config } from '../config/index.ts';
 import { ensureDataDir, loadServerKeys, SecurityModule } from '../crypto/index.ts';
 import { HsmError } from '../errors.ts';
 import { defaultDatabaseUrl, migrate, openDatabase } from '../store/index.ts';
-import type { Runtime } from './context.ts';
+import { cryptoRandom, type Random, type Runtime } from './context.ts';
 import { checkEncryptionKey } from './key-check.ts';
 
 export interface OpenOptions {
@@ -16,6 +15,7 @@ export interface OpenOptions {
   migrate?: boolean;
   logger?: Logger;
   clock?: () => Date;
+  random?: Random;
 }
 
 export async function openRuntime(config: Config, options: OpenOptions = {}): Promise<Runtime> {
@@ -43,6 +43,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
       keys,
       log,
       clock: options.clock ?? (() => new Date()),
+      random: options.random ?? cryptoRandom,
       node: config.nodeName,
     };
     if (options.migrate !== false) {
@@ -70,7 +71,7 @@ async function registerNode(rt: Runtime): Promise<void> {
   } else {
     await rt.store.db
       .insertInto('node')
-      .values({ name: rt.node, uuid: randomUUID(), last_seen: now })
+      .values({ name: rt.node, uuid: rt.random.uuid(), last_seen: now })
       .execute()
       .catch(() => undefined); // another process registered the same node name at the same moment
   }

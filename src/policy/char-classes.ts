@@ -60,21 +60,36 @@ export function pinContentsError(pin: string, policy: string): string | undefine
  * every required set, the rest from the allowed characters. Without a value: letters and digits.
  * An invalid value → PolicyError 303; a value that allows no character → PolicyError 303.
  */
-export function randomPin(length: number, contents = ''): string {
+export function randomPin(length: number, contents = '', draw: Draw = randomInt): string {
   const { allowed, required } = contents
     ? pinCharsets(contents)
     : { allowed: PIN_CLASSES.c + PIN_CLASSES.n, required: [] as string[] };
   if (allowed.length === 0) throw new PolicyError(`The PIN policy ${contents} allows no characters.`);
+  return randomChars(length, required, allowed, draw);
+}
+
+/** A random whole number in [0, max): node:crypto's randomInt, or the Context's in services. */
+export type Draw = (max: number) => number;
+
+/**
+ * `length` random characters: one of every required alphabet (as far as the length goes), the
+ * rest from `allowed`, shuffled so that the required ones are anywhere.
+ */
+export function randomChars(
+  length: number,
+  required: readonly string[],
+  allowed: string,
+  draw: Draw = randomInt,
+): string {
+  const pick = (alphabet: string) => {
+    const chars = [...alphabet];
+    return chars[draw(chars.length)]!;
+  };
   const chars = required.slice(0, length).map(pick);
   while (chars.length < length) chars.push(pick(allowed));
   for (let i = chars.length - 1; i > 0; i--) {
-    const j = randomInt(i + 1);
+    const j = draw(i + 1);
     [chars[i], chars[j]] = [chars[j]!, chars[i]!];
   }
   return chars.join('');
-}
-
-function pick(alphabet: string): string {
-  const chars = [...alphabet];
-  return chars[randomInt(chars.length)]!;
 }

@@ -2,7 +2,7 @@
 // policies, action values and their grammars, and privacyIDEA's policy export file.
 export { type ActionDict, formatActionText, parseActions } from './action-value.ts';
 export { menusFor, rightCandidates } from './admin-actions.ts';
-export { pinContentsError, randomPin } from './char-classes.ts';
+export { pinContentsError, randomChars, randomPin } from './char-classes.ts';
 export {
   type ApiActionDef,
   actionsOf,

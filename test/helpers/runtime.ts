@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load.ts';
-import { type Context, localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
+import {
+  type Context,
+  localOperator,
+  type Random,
+  type Runtime,
+  withCaller,
+} from '../../src/core/context.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import { createTestDatabase, type DialectName } from './dialects.ts';
 
@@ -21,7 +27,7 @@ export interface TestRuntime {
 
 export async function openTestRuntime(
   dialect: DialectName,
-  options: { config?: Record<string, string>; now?: Date } = {},
+  options: { config?: Record<string, string>; now?: Date; random?: Random } = {},
 ): Promise<TestRuntime> {
   const dataDir = mkdtempSync(join(tmpdir(), 'authsrv-rt-'));
   const db = await createTestDatabase(dialect, dataDir);
@@ -30,7 +36,11 @@ export async function openTestRuntime(
     env: {},
     overrides: { data_dir: dataDir, database_url: db.url, node_name: 'test-node', ...options.config },
   });
-  const rt = await openRuntime(config, { logger: pino({ level: 'silent' }), clock: () => new Date(now) });
+  const rt = await openRuntime(config, {
+    logger: pino({ level: 'silent' }),
+    clock: () => new Date(now),
+    ...(options.random ? { random: options.random } : {}),
+  });
   return {
     rt,
     ctx: withCaller(rt, localOperator()),

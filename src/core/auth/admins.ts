@@ -1,6 +1,5 @@
 // Local administrators: stored in the database with an argon2id password hash. They log in at
 // /auth with realm '' and are managed with `authsrv admin …`.
-import { randomBytes } from 'node:crypto';
 import { decoyHash, hashPassword, verifyPassword } from '../../crypto/index.ts';
 import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
 import type { Context, Runtime } from '../context.ts';
@@ -98,7 +97,7 @@ export async function verifyAdmin(ctx: Runtime, name: string, password: string):
 export async function ensureInitialAdmin(ctx: Context): Promise<string | undefined> {
   const any = await ctx.store.db.selectFrom('admin').select('name').limit(1).executeTakeFirst();
   if (any) return undefined;
-  const password = randomBytes(18).toString('base64url');
+  const password = ctx.random.bytes(18).toString('base64url');
   try {
     await addAdmin(ctx, 'admin', password);
   } catch (e) {

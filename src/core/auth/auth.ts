@@ -1,6 +1,5 @@
 // /auth: checks credentials, issues the HS256 JWT privacyIDEA clients expect, and verifies it on
 // every protected request.
-import { randomBytes } from 'node:crypto';
 import { errors as joseErrors, SignJWT } from 'jose';
 import { verifiedClaims } from '../../crypto/index.ts';
 import { AuthCode, AuthError, AuthsrvError, PolicyError } from '../../errors.ts';
@@ -165,7 +164,7 @@ export async function issueJwt(
   return new SignJWT({
     username: caller.username,
     realm: caller.realm,
-    nonce: randomBytes(20).toString('hex'),
+    nonce: rt.random.bytes(20).toString('hex'),
     role: caller.role,
     authtype: caller.authtype,
     rights,

@@ -1,14 +1,17 @@
 // The rest of /system: random key material, the security module status and the GnuPG public keys.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { ConfigAdminError, HsmError, ParameterError } from '../../errors.ts';
-import type { Context } from '../context.ts';
+import type { Context, Runtime } from '../context.ts';
 
 const MAX_RANDOM_BYTES = 1024;
 
-export function randomKey(lenParam: string | undefined, encodeParam: string | undefined): string {
+export function randomKey(
+  rt: Runtime,
+  lenParam: string | undefined,
+  encodeParam: string | undefined,
+): string {
   const len =
     lenParam === undefined || lenParam === '' ? 20 : /^\d+$/.test(lenParam) ? Number(lenParam) : NaN;
   if (!Number.isInteger(len) || len < 1 || len > MAX_RANDOM_BYTES) {
@@ -17,7 +20,7 @@ export function randomKey(lenParam: string | undefined, encodeParam: string | un
   const encode = encodeParam || 'hex';
   if (encode !== 'hex' && encode !== 'b64')
     throw new ParameterError(`encode must be hex or b64, got '${encode}'`);
-  return randomBytes(len).toString(encode === 'hex' ? 'hex' : 'base64');
+  return rt.random.bytes(len).toString(encode === 'hex' ? 'hex' : 'base64');
 }
 
 export function hsmStatus(ctx: Context): { is_ready: boolean } {

@@ -3,9 +3,9 @@
 // description, set, realms, tokeninfo, challenges. Each
 // action first selects and authorizes its tokens (forEachToken), then validates everything, and
 // only then writes, in one transaction: bad input or a locked token changes nothing.
-import { randomInt } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import { ParameterError, PolicyError, TokenAdminError } from '../../errors.ts';
+import { randomChars } from '../../policy/index.ts';
 import type { Database } from '../../store/index.ts';
 import { findCounter, HotpType, hashlibOf, isHashlib, type OtpMatch, TotpType } from '../../tokens/index.ts';
 import { actionValue, allow, grantedRealms } from '../access/index.ts';
@@ -386,20 +386,18 @@ const LOST_POOLS: Record<string, string> = {
 };
 
 /** A password of privacyIDEA's lost-token contents (`c`, `C`, `n`, `s`, `8` = base58; empty = letters and digits). */
-function lostPassword(length: number, contents: string): string {
+function lostPassword(ctx: Context, length: number, contents: string): string {
   const groups = [...new Set(contents)].filter((g) => LOST_POOLS[g]);
   const pool = groups.length
     ? groups.map((g) => LOST_POOLS[g]).join('')
     : `${LOST_POOLS.c}${LOST_POOLS.C}${LOST_POOLS.n}`;
-  const pick = (alphabet: string) => alphabet[randomInt(alphabet.length)]!;
-  // One character of every named group, the rest from all of them, shuffled.
-  const chars = groups.slice(0, length).map((g) => pick(LOST_POOLS[g]!));
-  while (chars.length < length) chars.push(pick(pool));
-  for (let i = chars.length - 1; i > 0; i--) {
-    const j = randomInt(i + 1);
-    [chars[i], chars[j]] = [chars[j]!, chars[i]!];
-  }
-  return chars.join('');
+  // One character of every named group, the rest from all of them.
+  return randomChars(
+    length,
+    groups.map((g) => LOST_POOLS[g]!),
+    pool,
+    (max) => ctx.random.int(max),
+  );
 }
 
 function positive(v: string | undefined, fallback: number): number {
@@ -432,7 +430,7 @@ export async function lostToken(ctx: Context, serial: string): Promise<LostResul
   const length = positive(await enrollmentValue(ctx, subject, 'losttoken_PW_length'), 16);
   const contents = (await enrollmentValue(ctx, subject, 'losttoken_PW_contents')) ?? '8';
   const days = positive(await enrollmentValue(ctx, subject, 'losttoken_valid'), 10);
-  const password = lostPassword(length, contents);
+  const password = lostPassword(ctx, length, contents);
   const now = ctx.clock();
   const endDate = formatMinute(new Date(now.getTime() + days * 86_400_000));
   const newSerial = `lost${serial}`;

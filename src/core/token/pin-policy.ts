@@ -83,5 +83,6 @@ export async function randomPinFor(
   target: Target,
   tokentype = 'hotp',
 ): Promise<string> {
-  return randomPin(length, (await pinPolicyValue(ctx, 'otp_pin_contents', target, tokentype)) ?? '');
+  const contents = (await pinPolicyValue(ctx, 'otp_pin_contents', target, tokentype)) ?? '';
+  return randomPin(length, contents, (max) => ctx.random.int(max));
 }

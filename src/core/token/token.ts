@@ -2,7 +2,6 @@
 // require_description, PIN rules, label/issuer, per-type defaults, verify_enrollment), the token
 // record as the API shows it, listing, and the selection and authorization of the tokens an action
 // touches (check_token_action). The lifecycle actions build on `forEachToken`.
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import {
   ParameterError,
@@ -94,7 +93,7 @@ async function generateSerial(rt: Runtime, type: string, prefix: string): Promis
     .where('tokentype', '=', type)
     .executeTakeFirstOrThrow();
   for (let n = Number(row.n); ; n++) {
-    const serial = `${prefix}${String(n).padStart(4, '0')}${randomBytes(2).toString('hex').toUpperCase()}`;
+    const serial = `${prefix}${String(n).padStart(4, '0')}${rt.random.bytes(2).toString('hex').toUpperCase()}`;
     if (!(await findToken(rt, serial))) return serial;
   }
 }

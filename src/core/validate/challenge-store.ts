@@ -1,18 +1,17 @@
 // Challenges (reference 4.3): one 20-digit transaction id per request, a validity from the system
 // config, the janitor of expired rows, and the answered state (otp_valid) polltransaction reports
 // and out-of-band token types set.
-import { randomInt } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { ChallengeTable } from '../../store/index.ts';
-import type { Runtime } from '../context.ts';
+import type { Random, Runtime } from '../context.ts';
 import { configValue } from '../system/index.ts';
 
 export type ChallengeRow = Selectable<ChallengeTable>;
 
 /** 20 random decimal digits (privacyIDEA's create_transaction_id). */
-export function newTransactionId(): string {
+export function newTransactionId(random: Random): string {
   let out = '';
-  for (let i = 0; i < 20; i++) out += String(randomInt(10));
+  for (let i = 0; i < 20; i++) out += String(random.int(10));
   return out;
 }
 

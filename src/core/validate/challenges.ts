@@ -35,7 +35,7 @@ export async function createChallenges(
   pol: RequestPolicies,
   next?: NextRound,
 ): Promise<ChallengeEntry[]> {
-  const tid = next?.transactionId ?? newTransactionId();
+  const tid = next?.transactionId ?? newTransactionId(rt.random);
   const out: ChallengeEntry[] = [];
   for (const t of tokens) {
     // The type may ask something of its own (a question, positions of a secret) and remember it.

@@ -46,8 +46,8 @@ export function systemRoutes(r: RouteTable): void {
   r.add('get', '/system/gpgkeys', anyRoleRoute(null), async ({ context }) => ({
     value: await gpgKeys(context()),
   }));
-  r.add('get', '/system/random', adminRoute('getrandom'), ({ params }) => ({
-    value: randomKey(params.str('len'), params.str('encode')),
+  r.add('get', '/system/random', adminRoute('getrandom'), ({ rt, params }) => ({
+    value: randomKey(rt, params.str('len'), params.str('encode')),
   }));
   r.add('get', '/system/hsm', adminRoute(null), ({ context }) => ({ value: hsmStatus(context()) }));
   r.add('post', '/system/hsm', adminRoute('set_hsm_password'), ({ params, context }) => ({
