@@ -3,6 +3,7 @@
 // a second time unless the client is one of the privacyIDEA plugins that already send them raw.
 import type { IncomingMessage } from 'node:http';
 import { ParameterError, RequestBodyError } from '../errors.ts';
+import { isTrue } from '../is-true.ts';
 import { pythonUnquote } from './unquote.ts';
 
 export type ParamValue = string | number | boolean | null | ParamValue[] | { [k: string]: ParamValue };
@@ -51,7 +52,7 @@ export class Params {
   /** privacyIDEA's is_true: 1, "1", true, "True", "true", "TRUE". */
   bool(name: string): boolean {
     const v = this.get(name);
-    return v === true || v === 1 || v === '1' || v === 'True' || v === 'true' || v === 'TRUE';
+    return isTrue(v);
   }
 
   /**

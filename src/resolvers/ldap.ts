@@ -42,6 +42,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { Attribute, Change, Client, type Entry, FilterParser, ResultCodeError } from 'ldapts';
 import { AuthsrvError, ParameterError, ResolverError } from '../errors.ts';
+import { isTrue } from '../is-true.ts';
 import { settingBool, settingInt, settingMap, settingText, wildcardMatcher } from './settings.ts';
 import type {
   ResolverKind,
@@ -1274,7 +1275,7 @@ const IGNORED_SETTINGS: Record<string, { ignored: (value: string) => boolean; wh
   group_search_filter: { ignored: (v) => v !== '', why: GROUPS_UNSUPPORTED },
   group_attribute_mapping_key: { ignored: (v) => v !== '', why: GROUPS_UNSUPPORTED },
   recursive_group_search: {
-    ignored: (v) => ['1', 'true', 'True', 'TRUE'].includes(v),
+    ignored: isTrue,
     why: GROUPS_UNSUPPORTED,
   },
 };

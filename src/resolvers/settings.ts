@@ -1,5 +1,6 @@
 // Reading typed values out of a resolver's text settings, the way privacyIDEA stores them.
 import { ParameterError } from '../errors.ts';
+import { isTrue } from '../is-true.ts';
 import type { ResolverSettings } from './user-store.ts';
 
 export function settingText(s: ResolverSettings, key: string, fallback = ''): string {
@@ -10,7 +11,7 @@ export function settingText(s: ResolverSettings, key: string, fallback = ''): st
 export function settingBool(s: ResolverSettings, key: string, fallback = false): boolean {
   const v = s[key];
   if (v === undefined || v === '') return fallback;
-  return ['1', 'true', 'True', 'TRUE'].includes(v);
+  return isTrue(v);
 }
 
 export function settingInt(

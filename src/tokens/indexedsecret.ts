@@ -4,6 +4,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import QRCode from 'qrcode';
 import { ParameterError } from '../errors.ts';
+import { isTrue } from '../is-true.ts';
 import { sameOtp } from './oath.ts';
 import {
   type ChallengeOptions,
@@ -33,7 +34,7 @@ export class IndexedSecretType extends TokenType {
   /** `otpkey` is the secret as text; without it (or with `genkey`) 40 hex characters are made. */
   async enroll(req: EnrollRequest): Promise<Enrollment> {
     const p = req.params;
-    const genkey = p.genkey === '1' || p.genkey === 'true' || p.genkey === 'True';
+    const genkey = isTrue(p.genkey);
     const generated = !p.otpkey || genkey;
     const secret = generated ? randomBytes(20).toString('hex') : (p.otpkey as string);
     if ([...secret].length > 1024) throw new ParameterError('The secret is longer than 1024 characters');

@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import QRCode from 'qrcode';
 import { ParameterError } from '../errors.ts';
+import { isTrue } from '../is-true.ts';
 import { sameOtp } from './oath.ts';
 import {
   type Enrollment,
@@ -36,10 +37,6 @@ function splitKey(key: Buffer): { secret: string; pin: string } | undefined {
   return at < 0 ? undefined : { secret: text.slice(0, at), pin: text.slice(at + 1) };
 }
 
-function truthy(v: string | undefined): boolean {
-  return v === '1' || v === 'true' || v === 'True';
-}
-
 export class MotpType extends TokenType {
   readonly type = 'motp';
   readonly prefix = 'PIMO';
@@ -50,7 +47,7 @@ export class MotpType extends TokenType {
     const pin = p.motppin;
     if (!pin) throw ParameterError.missing('motppin');
     let secret: string;
-    if (p.otpkey && !truthy(p.genkey)) {
+    if (p.otpkey && !isTrue(p.genkey)) {
       if (!/^[0-9a-fA-F]{16}$/.test(p.otpkey))
         throw new ParameterError('The otpkey of an mOTP token must be 16 hexadecimal characters');
       secret = p.otpkey.toLowerCase();

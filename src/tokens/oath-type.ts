@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import QRCode from 'qrcode';
 import { ParameterError } from '../errors.ts';
+import { isTrue } from '../is-true.ts';
 import { base32Decode, base32Encode } from './base32.ts';
 import { type Hashlib, hotpValue, isHashlib } from './oath.ts';
 import { type Enrollment, type EnrollRequest, type TokenState, TokenType } from './token-type.ts';
@@ -63,7 +64,7 @@ export abstract class OathTokenType extends TokenType {
     const otplen = Number(otplenText);
     if (otplen !== 6 && otplen !== 8) throw new ParameterError(`otplen must be 6 or 8, not '${otplenText}'`);
     let key: Buffer;
-    const genkey = p.genkey === '1' || p.genkey === 'true' || p.genkey === 'True';
+    const genkey = isTrue(p.genkey);
     const size = p.keysize ? Number(p.keysize) : KEY_SIZE[hashlib];
     const two = req.twoStep;
     const generated = two ? two.step === 'init' : !(p.otpkey && !genkey);

@@ -2,6 +2,7 @@
 // length is the otplen, so the PIN comes first and the password after it.
 import { randomInt } from 'node:crypto';
 import { ParameterError, PolicyError } from '../errors.ts';
+import { isTrue } from '../is-true.ts';
 import { randomPin } from '../policy/index.ts';
 import { sameOtp } from './oath.ts';
 import {
@@ -51,7 +52,7 @@ export abstract class PasswordTokenType extends TokenType {
   protected readonly acceptsOtpkey: boolean = true;
 
   async enroll(req: EnrollRequest): Promise<Enrollment> {
-    const given = this.acceptsOtpkey && req.params.genkey !== '1' ? req.params.otpkey : undefined;
+    const given = this.acceptsOtpkey && !isTrue(req.params.genkey) ? req.params.otpkey : undefined;
     const password = given || (await this.generatedPassword(req));
     if (password.length > 256) throw new ParameterError('The password is longer than 256 characters');
     return {

@@ -7,6 +7,7 @@
 // `<type>_2step_clientsize|serversize|difficulty` set the sizes.
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { ParameterError, PolicyError } from '../errors.ts';
+import { isTrue } from '../is-true.ts';
 
 export interface TwoStepSizes {
   /** Bytes of the server part. */
@@ -42,8 +43,6 @@ export interface TwoStepPrior {
 
 export const FORCED_MESSAGE = (type: string) =>
   `The policy ${type}_2step=force requires a two-step enrollment (2stepinit=1).`;
-
-const isTrue = (v: string | undefined) => v === '1' || v === 'true' || v === 'True' || v === 'TRUE';
 
 function positive(v: string | undefined, fallback: number): number {
   const n = v === undefined ? Number.NaN : Number(v);

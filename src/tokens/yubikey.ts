@@ -5,6 +5,7 @@
 import { createDecipheriv, randomBytes } from 'node:crypto';
 import QRCode from 'qrcode';
 import { ParameterError } from '../errors.ts';
+import { isTrue } from '../is-true.ts';
 import {
   type Enrollment,
   type EnrollRequest,
@@ -90,7 +91,7 @@ export class YubikeyType extends TokenType {
    */
   async enroll(req: EnrollRequest): Promise<Enrollment> {
     const p = req.params;
-    const genkey = p.genkey === '1' || p.genkey === 'true' || p.genkey === 'True';
+    const genkey = isTrue(p.genkey);
     let key: Buffer;
     if (p.otpkey && !genkey) {
       if (!HEX.test(p.otpkey) || p.otpkey.length !== 32)

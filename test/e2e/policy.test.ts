@@ -131,6 +131,17 @@ describe.each(testDialects())('/policy on %s', (dialect) => {
     expect(id).toEqual(expect.any(Number));
   });
 
+  it("reads a condition's active flag with privacyIDEA's is_true (issue 15: 'yes' and 'on' were true)", async () => {
+    const flags = ['TRUE', 'true', '1', 'yes', 'on', 'false'];
+    const conditions = flags.map((f, i) => ['Request Data', `k${i}`, 'equals', 'v', f]);
+    ok(
+      await jsonCall(s, 'POST', '/policy/truth', { scope: 'admin', action: 'tokenlist', conditions }, admin),
+    );
+    const p = ok(await s.call('GET', '/policy/truth', {}, admin));
+    expect(p.truth.conditions.map((c: unknown[]) => c[4])).toEqual([true, true, true, false, false, false]);
+    ok(await s.call('DELETE', '/policy/truth', {}, admin));
+  });
+
   it('update keeps omitted lists, time, conditions and action; rewrites priority, description and flags', async () => {
     const before = (await all()).pol1;
     const v0 = await version();

@@ -4,6 +4,7 @@ import { type ExpressionBuilder, type Selectable, type SelectQueryBuilder, sql }
 import { parseDuration } from '../../config/index.ts';
 import { signBatch, verifyBatchSignature } from '../../crypto/index.ts';
 import { ParameterError } from '../../errors.ts';
+import { isTrue } from '../../is-true.ts';
 import type { AuditTable, Database, Store } from '../../store/index.ts';
 import type { Context, Runtime } from '../context.ts';
 import type { AuditQuery } from './query.ts';
@@ -308,7 +309,7 @@ function applyFilters(rt: Runtime, q: AuditSelect, query: AuditQuery): AuditSele
     if (negate) value = value.slice(1);
     if (value === '' || /^\*+$/.test(value)) continue;
     if (column === 'success') {
-      const truth = ['1', 'true', 'True', 'TRUE'].includes(value) ? 1 : 0;
+      const truth = isTrue(value) ? 1 : 0;
       out = out.where('success', negate ? '!=' : '=', truth);
     } else if (value.includes('*')) {
       // '!' as the LIKE escape character: a backslash would need different quoting on MySQL.
@@ -390,7 +391,7 @@ export async function searchAudit(ctx: Context, asked: AuditQuery): Promise<Audi
   const firstId = rows.length > 0 ? Number(rows[0]!.first_id) : 0;
   const hidden = new Set(query.restriction?.hiddenColumns ?? []);
   const records = rows.map(({ pred_present, first_id, total, ...r }) =>
-    toRecord(rt, r, isTrue(pred_present) || r.id === firstId),
+    toRecord(rt, r, sqlTrue(pred_present) || r.id === firstId),
   );
   if (hidden.size) {
     for (const rec of records) for (const col of hidden) delete (rec as Record<string, unknown>)[col];
@@ -406,7 +407,7 @@ export async function searchAudit(ctx: Context, asked: AuditQuery): Promise<Audi
 }
 
 /** A boolean of SQL as the dialects return it: true (PostgreSQL), 1 (SQLite, MySQL), or a text. */
-function isTrue(v: unknown): boolean {
+function sqlTrue(v: unknown): boolean {
   return v === true || Number(v) === 1;
 }
 

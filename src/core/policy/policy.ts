@@ -5,6 +5,7 @@
 // `meta` so that every node can drop its compiled policies.
 import type { Selectable, Transaction } from 'kysely';
 import { AuthsrvError, ParameterError, ResourceNotFoundError } from '../../errors.ts';
+import { isTrue } from '../../is-true.ts';
 import {
   type ActionDict,
   CONDITION_SECTIONS,
@@ -204,12 +205,6 @@ function parsePriority(v: number | string | undefined): number {
   return n;
 }
 
-function truthy(v: unknown): boolean {
-  return (
-    v === true || v === 1 || (typeof v === 'string' && ['1', 'true', 'yes', 'on'].includes(v.toLowerCase()))
-  );
-}
-
 /** Conditions from a list of lists or its JSON text; each 5 or 6 items. */
 export function parseConditions(v: unknown): ConditionTuple[] {
   let list = v;
@@ -244,7 +239,7 @@ export function parseConditions(v: unknown): ConditionTuple[] {
       key,
       comparator,
       String(value),
-      truthy(active),
+      isTrue(active),
     ];
     if (c.length === 6) {
       if (typeof handle !== 'string')
@@ -560,7 +555,7 @@ function fileList(v: FileValue | undefined, key: string): List | undefined {
 
 function fileBool(v: FileValue | undefined): boolean | undefined {
   if (v === undefined || v === null) return undefined;
-  return typeof v === 'boolean' ? v : truthy(v);
+  return isTrue(v);
 }
 
 function importInput(name: string, a: Record<string, FileValue>): PolicyInput {

@@ -3,6 +3,7 @@
 // as __CENSORED__, and __CENSORED__ sent back means "keep the stored secret".
 
 import { ConfigAdminError, ParameterError } from '../../errors.ts';
+import { isTrue } from '../../is-true.ts';
 import {
   type ResolverKind,
   type ResolverSettings,
@@ -122,10 +123,7 @@ export async function listResolvers(
   const out: Record<string, ResolverView> = {};
   for (const r of await q.execute()) {
     const view = censoredView(r.name, r.type, r.config);
-    if (
-      filter.editable &&
-      !['1', 'True', 'true', 'TRUE'].includes(view.data.EDITABLE ?? view.data.Editable ?? '')
-    ) {
+    if (filter.editable && !isTrue(view.data.EDITABLE ?? view.data.Editable)) {
       continue;
     }
     out[r.name] = view;

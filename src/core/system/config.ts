@@ -2,6 +2,7 @@
 // database. Password-typed values are sealed with the security module and never leave as clear text.
 import type { Kysely, Transaction } from 'kysely';
 import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
+import { isTrue } from '../../is-true.ts';
 import type { Database, Store } from '../../store/index.ts';
 import {
   bumpCounter,
@@ -62,7 +63,7 @@ function intBetween(min: number, max: number) {
 }
 
 function normaliseBool(v: string, key: string): string {
-  if (['1', 'true', 'True', 'TRUE'].includes(v)) return 'True';
+  if (isTrue(v)) return 'True';
   if (['0', 'false', 'False', 'FALSE'].includes(v)) return 'False';
   throw new ParameterError(`${key} must be True or False, got '${v}'`);
 }
@@ -274,7 +275,7 @@ export async function configValue(rt: Runtime, key: string): Promise<string | un
 export async function configFlag(rt: Runtime, key: string, fallback: boolean): Promise<boolean> {
   const value = await configValue(rt, key);
   if (value === undefined) return fallback;
-  return ['1', 'true', 'True', 'TRUE'].includes(value);
+  return isTrue(value);
 }
 
 /** A numeric system setting as the services read it (absent or not a number → `fallback`). */

@@ -10,6 +10,7 @@ import {
   TokenAdminError,
   UserError,
 } from '../../errors.ts';
+import { isTrue } from '../../is-true.ts';
 import { parseDuration } from '../../policy/index.ts';
 import { findTokenType, planTwoStep, type TypeSettings } from '../../tokens/index.ts';
 import { actionValue, actionValues, allow, grantedRealms, isAllowed, type Target } from '../access/index.ts';
@@ -66,9 +67,6 @@ function intSetting(settings: TypeSettings, key: string, fallback: number): numb
   const n = Number(settings.get(key));
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
-
-/** privacyIDEA's is_true. */
-export const isTrue = (v: string | undefined) => v === '1' || v === 'true' || v === 'True' || v === 'TRUE';
 
 /** `2025-01-31T10:00:00+00:00`: privacyIDEA's creation_date form. */
 function isoSeconds(d: Date): string {
