@@ -137,9 +137,12 @@ describe.each(testDialects())('/policy on %s', (dialect) => {
     ok(
       await jsonCall(s, 'POST', '/policy/truth', { scope: 'admin', action: 'tokenlist', conditions }, admin),
     );
-    const p = ok(await s.call('GET', '/policy/truth', {}, admin));
-    expect(p.truth.conditions.map((c: unknown[]) => c[4])).toEqual([true, true, true, false, false, false]);
-    ok(await s.call('DELETE', '/policy/truth', {}, admin));
+    try {
+      const p = ok(await s.call('GET', '/policy/truth', {}, admin));
+      expect(p.truth.conditions.map((c: unknown[]) => c[4])).toEqual([true, true, true, false, false, false]);
+    } finally {
+      ok(await s.call('DELETE', '/policy/truth', {}, admin));
+    }
   });
 
   it('update keeps omitted lists, time, conditions and action; rewrites priority, description and flags', async () => {
