@@ -3,8 +3,8 @@
 // a TOTP value of now is found within the default window of ±10 steps.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
+import { initToken } from '../../src/core/token/enroll.ts';
 import { findToken } from '../../src/core/token/store.ts';
-import { initToken } from '../../src/core/token/token.ts';
 import { type CliEnv, expectOneLineError } from '../helpers/cli.ts';
 import { useCliEnv } from '../helpers/cli-fixture.ts';
 import { testDialects } from '../helpers/dialects.ts';

@@ -2,8 +2,8 @@
 // test/e2e/token-list-filters.test.ts).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
-import { setInfoOfToken } from '../../src/core/token/actions.ts';
-import { initToken } from '../../src/core/token/token.ts';
+import { setInfoOfToken } from '../../src/core/token/attributes.ts';
+import { initToken } from '../../src/core/token/enroll.ts';
 import { type CliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
 import { filesRealm, useCliEnv } from '../helpers/cli-fixture.ts';
 

@@ -2,8 +2,8 @@
 // error messages as /tokengroup/ and /token/group, with an audit row for every change.
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
+import { initToken } from '../../src/core/token/enroll.ts';
 import { findToken } from '../../src/core/token/store.ts';
-import { initToken } from '../../src/core/token/token.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../helpers/cli.ts';
 import { useCliEnv } from '../helpers/cli-fixture.ts';
 import { testDialects } from '../helpers/dialects.ts';

@@ -10,16 +10,12 @@ import { closeUserStores } from '../../src/core/directory/user-stores.ts';
 import { setPolicy } from '../../src/core/policy/policy.ts';
 import { setRealm } from '../../src/core/realm/realm.ts';
 import { saveResolver } from '../../src/core/resolver/resolver.ts';
-import {
-  ANALYZE_AFTER,
-  IMPORT_BATCH,
-  importTokens,
-  parseAladdinXml,
-  parseOathCsv,
-  parsePskc,
-  parseTokenFile,
-  parseYubikeyCsv,
-} from '../../src/core/token/import.ts';
+import { parseAladdinXml } from '../../src/core/token/import/aladdin-xml.ts';
+import { ANALYZE_AFTER, IMPORT_BATCH, importTokens } from '../../src/core/token/import/import.ts';
+import { parseOathCsv } from '../../src/core/token/import/oathcsv.ts';
+import { parsePskc } from '../../src/core/token/import/pskc.ts';
+import { parseTokenFile } from '../../src/core/token/import/token-file.ts';
+import { parseYubikeyCsv } from '../../src/core/token/import/yubikeycsv.ts';
 import { findToken, tokenState } from '../../src/core/token/store.ts';
 import { ParameterError, PolicyError, TokenAdminError } from '../../src/errors.ts';
 import type { Store } from '../../src/store/database.ts';

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setRealm } from '../../src/core/realm/realm.ts';
 import { saveResolver } from '../../src/core/resolver/resolver.ts';
-import { assignToken } from '../../src/core/token/actions.ts';
+import { initToken } from '../../src/core/token/enroll.ts';
+import { assignToken } from '../../src/core/token/lifecycle.ts';
 import {
   findToken,
   type LoadedToken,
@@ -13,7 +14,6 @@ import {
   setTokenInfo,
   tokensOfOwner,
 } from '../../src/core/token/store.ts';
-import { initToken } from '../../src/core/token/token.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { pwUser } from '../helpers/realms.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';

@@ -17,7 +17,8 @@ import {
   setConfig,
   setDefaults,
 } from '../../src/core/system/config.ts';
-import { initToken, typeSettings } from '../../src/core/token/token.ts';
+import { initToken } from '../../src/core/token/enroll.ts';
+import { typeSettings } from '../../src/core/token/settings.ts';
 import { check } from '../../src/core/validate/check.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';

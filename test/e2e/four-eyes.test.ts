@@ -4,7 +4,7 @@
 // consumed values.
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
-import { initToken } from '../../src/core/token/token.ts';
+import { initToken } from '../../src/core/token/enroll.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { pwUser } from '../helpers/realms.ts';

@@ -7,10 +7,11 @@
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
-import { assignToken } from '../../src/core/token/actions.ts';
+import { initToken } from '../../src/core/token/enroll.ts';
 import { addTokenToGroup, setTokenGroup } from '../../src/core/token/groups.ts';
+import { assignToken } from '../../src/core/token/lifecycle.ts';
 import { loadRows, setTokenInfo, setTokenRealms } from '../../src/core/token/store.ts';
-import { initToken, tokenViews } from '../../src/core/token/token.ts';
+import { tokenViews } from '../../src/core/token/view.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
 import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/policy.ts';
 import { setConfig } from '../../src/core/system/config.ts';
-import { initToken } from '../../src/core/token/token.ts';
+import { initToken } from '../../src/core/token/enroll.ts';
 import { markAnswered } from '../../src/core/validate/challenge-store.ts';
 import { removeConfig } from '../helpers/config.ts';
 import { testDialects } from '../helpers/dialects.ts';

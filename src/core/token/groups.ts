@@ -5,8 +5,8 @@ import { ConfigAdminError, ParameterError, ResourceNotFoundError, TokenAdminErro
 import type { Database } from '../../store/index.ts';
 import type { Context, Runtime } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
+import { forEachToken, TOKEN_LOCKED } from './select.ts';
 import type { LoadedToken } from './store.ts';
-import { forEachToken, TOKEN_LOCKED } from './token.ts';
 
 type Executor = Runtime['store']['db'] | Transaction<Database>;
 

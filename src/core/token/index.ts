@@ -1,32 +1,22 @@
 // Tokens (/token/, /tokengroup/): enrollment with its policies, the token store (the one writer of
 // the token tables), the lifecycle actions, listings, token groups and token file imports.
 export {
-  assignToken,
-  copyPin,
-  copyUser,
-  deleteExpiredChallenges,
   deleteInfoOfToken,
-  deleteTokens,
-  enableTokens,
-  listChallenges,
-  lostToken,
   nameList,
-  resetTokens,
-  resyncToken,
-  revokeTokens,
   SETTABLE,
   type Settable,
-  serialByOtp,
   setDescriptions,
   setInfoOfToken,
-  setPins,
-  setRandomPins,
   setRealmsOfToken,
   setTokenAttributes,
-  tokensCsv,
-  unassignTokens,
-} from './actions.ts';
+} from './attributes.ts';
+export { deleteExpiredChallenges, listChallenges } from './challenges.ts';
+export { copyPin, copyUser } from './copy.ts';
+export { tokensCsv } from './csv.ts';
+export { initToken } from './enroll.ts';
+export { checkTokenLimits } from './enrollment-limits.ts';
 export { enrollmentValue } from './enrollment-policy.ts';
+export { serialByOtp } from './getserial.ts';
 export {
   addTokenToGroup,
   deleteTokenGroup,
@@ -35,7 +25,22 @@ export {
   setGroupsOfToken,
   setTokenGroup,
 } from './groups.ts';
-export { type ImportResult, importTokens } from './import.ts';
+export { type ImportResult, importTokens } from './import/import.ts';
+export {
+  assignToken,
+  deleteTokens,
+  enableTokens,
+  resetTokens,
+  revokeTokens,
+  unassignTokens,
+} from './lifecycle.ts';
+export { listTokens } from './list.ts';
+export { lostToken } from './lost.ts';
+export { ownerRecord } from './owner.ts';
+export { setPins, setRandomPins } from './pin.ts';
+export { resyncToken } from './resync.ts';
+
+export type { Selection } from './select.ts';
 export {
   bumpInfoCounterBelow,
   bumpInfoCounters,
@@ -54,12 +59,4 @@ export {
   tokenState,
   tokensOfOwner,
 } from './store.ts';
-export {
-  checkTokenLimits,
-  initToken,
-  listTokens,
-  ownerRecord,
-  type Selection,
-  type TokenView,
-  tokenView,
-} from './token.ts';
+export { type TokenView, tokenView } from './view.ts';

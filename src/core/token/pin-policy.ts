@@ -5,12 +5,15 @@
 // the generic one, as privacyIDEA does.
 
 import { PolicyError } from '../../errors.ts';
-import { pinContentsError, randomPin, registerDynamicActions } from '../../policy/index.ts';
+import { parseDuration, pinContentsError, randomPin, registerDynamicActions } from '../../policy/index.ts';
 import { tokenTypes } from '../../tokens/index.ts';
 import { actionValue, type Target } from '../access/index.ts';
 import type { Context } from '../context.ts';
+import { type EnrollmentSubject, enrollmentIsSet, enrollmentValue } from './enrollment-policy.ts';
+import { formatMinute } from './store.ts';
 
 const PIN_ACTIONS = ['otp_pin_minlength', 'otp_pin_maxlength', 'otp_pin_contents'] as const;
+
 type PinAction = (typeof PIN_ACTIONS)[number];
 
 for (const scope of ['admin', 'user'] as const) {
@@ -85,4 +88,19 @@ export async function randomPinFor(
 ): Promise<string> {
   const contents = (await pinPolicyValue(ctx, 'otp_pin_contents', target, tokentype)) ?? '';
   return randomPin(length, contents, (max) => ctx.random.int(max));
+}
+
+/** `next_pin_change` after a PIN was set: now (change_pin_on_first_use, admins) or now + change_pin_every. */
+export async function nextPinChange(ctx: Context, subject: EnrollmentSubject): Promise<string | undefined> {
+  const now = ctx.clock();
+  if (ctx.caller.role === 'admin' && (await enrollmentIsSet(ctx, subject, 'change_pin_on_first_use')))
+    return formatMinute(now);
+  const every = await enrollmentValue(ctx, subject, 'change_pin_every');
+  if (every === undefined) return undefined;
+  const ms = parseDuration(every);
+  if (ms === null) {
+    ctx.log.warn({ value: every }, 'change_pin_every is not a duration like 90d; ignored');
+    return undefined;
+  }
+  return formatMinute(new Date(now.getTime() + ms));
 }

@@ -1,4 +1,5 @@
 // Tokens in the database (reference 3): loading a token with its tokeninfo, owner and realms;
+
 // creating and updating rows; the sealed secret and the hashed PIN; the counters, including the
 // compare-and-set that lets an OTP value be accepted only once however many requests carry it.
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -11,7 +12,9 @@ import type { Runtime } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
 
 export type TokenRow = Selectable<TokenTable>;
+
 type Db = Database;
+
 type Executor = Runtime['store']['db'] | Transaction<Db>;
 
 export interface TokenOwner {
@@ -376,6 +379,7 @@ interface TokeninfoRow {
   value: string;
   type: string;
 }
+
 const tokeninfoUpdate = prepared((db, v: TokeninfoRow) =>
   db
     .updateTable('tokeninfo')
@@ -383,6 +387,7 @@ const tokeninfoUpdate = prepared((db, v: TokeninfoRow) =>
     .where('token_id', '=', v.token_id)
     .where('key', '=', v.key),
 );
+
 const tokeninfoInsert = prepared((db, v: TokeninfoRow) => db.insertInto('tokeninfo').values(v));
 
 /** Sets tokeninfo values (insert or update); `password` entries are sealed. */
@@ -627,6 +632,7 @@ const counterIncrementOf = (db: Executor, v: { id: number; keys: readonly string
 const counterIncrement = prepared((db, v: { id: number; keys: readonly string[] }, _shape, dialect) =>
   counterIncrementOf(db, v, dialect),
 );
+
 const counterIncrementReturning = prepared(
   (db, v: { id: number; keys: readonly string[] }, _shape, dialect) =>
     counterIncrementOf(db, v, dialect).returning(['key', 'value']),

@@ -1,0 +1,63 @@
+// GET /token/getserial/<otp>: the token that produced an OTP value.
+import { sql } from 'kysely';
+import { TokenAdminError } from '../../errors.ts';
+import type { OtpMatch } from '../../tokens/index.ts';
+import type { Context } from '../context.ts';
+import { hotp, totp } from './resync.ts';
+import { consumeOtp, type LoadedToken, loadRows, setTokenInfoRacing, tokenState } from './store.ts';
+
+export interface GetSerialQuery {
+  type?: string | undefined;
+  /** A part of the serial. */
+  serial?: string | undefined;
+  assigned?: boolean | undefined;
+  unassigned?: boolean | undefined;
+  countOnly?: boolean | undefined;
+  window?: number | undefined;
+}
+
+/**
+ * GET /token/getserial/<otp>: the HOTP or TOTP token among the candidates whose values within
+ * `window` hold the OTP (HOTP: the next `window` counters; TOTP: ±`window` time steps around now,
+ * newer than its last accepted step). The value is consumed: the counter moves past it (TOTP: the
+ * matched step becomes the last accepted one and the drift is learned), so it can no longer be
+ * used to authenticate. Several matches → ERR1200.
+ */
+export async function serialByOtp(
+  ctx: Context,
+  otp: string,
+  q: GetSerialQuery,
+): Promise<{ serial: string | null; count: number }> {
+  let query = ctx.store.db.selectFrom('token');
+  if (q.type)
+    query = query.where('tokentype', '=', q.type.toLowerCase() === 'hmac' ? 'hotp' : q.type.toLowerCase());
+  if (q.serial)
+    query = query.where(
+      sql<boolean>`serial LIKE ${`%${q.serial.replace(/[!%_]/g, (c) => `!${c}`)}%`} ESCAPE '!'`,
+    );
+  if (q.assigned) query = query.where('id', 'in', (eb) => eb.selectFrom('tokenowner').select('token_id'));
+  else if (q.unassigned)
+    query = query.where('id', 'not in', (eb) => eb.selectFrom('tokenowner').select('token_id'));
+  const rows = await query.selectAll().orderBy('serial').execute();
+  if (q.countOnly) return { serial: null, count: rows.length };
+  const window = q.window ?? 10;
+  const now = ctx.clock();
+  const found: { t: LoadedToken; match: OtpMatch }[] = [];
+  for (const t of await loadRows(
+    ctx,
+    rows.filter((r) => r.tokentype === 'hotp' || r.tokentype === 'totp'),
+  )) {
+    const state = tokenState(ctx, t);
+    const match =
+      t.row.tokentype === 'hotp'
+        ? hotp.matchAhead(state, otp, window)
+        : totp.matchNear(state, otp, now, window);
+    if (match) found.push({ t, match });
+  }
+  if (found.length > 1) throw new TokenAdminError('multiple tokens are matching this OTP value!', 1200);
+  const hit = found[0];
+  if (!hit || !(await consumeOtp(ctx, hit.t, hit.match.newCount)))
+    return { serial: null, count: rows.length };
+  if (hit.match.info) await setTokenInfoRacing(ctx, hit.t.row.id, hit.match.info);
+  return { serial: hit.t.row.serial, count: rows.length };
+}

@@ -1,0 +1,166 @@
+// PSKC token files (RFC 6030): plain, pre-shared key or password-derived key, with ValueMAC checks.
+import { createDecipheriv, createHmac, pbkdf2Sync, timingSafeEqual } from 'node:crypto';
+import { isHashlib } from '../../../tokens/index.ts';
+import { intOr } from './oathcsv.ts';
+import { fileError, type ParsedFile, type ParsedToken, type ValidateMac } from './parsed.ts';
+import { attr, kid, kids, parseXml, text, type XNode } from './xml.ts';
+
+export interface PskcOptions {
+  /** The pre-shared AES-128 key, 32 hex characters. */
+  psk?: string | undefined;
+  /** The password of a PBKDF2-derived key. */
+  password?: string | undefined;
+  validateMac?: ValidateMac | undefined;
+}
+
+const YUBICO_ALGORITHMS: Record<string, [string, string]> = {
+  'http://www.yubico.com/#yubikey-aes': ['yubikey', 'UBAM'],
+  'urn:ietf:params:xml:ns:keyprov:pskc:hotp': ['hotp', 'UBOM'],
+};
+
+/** AES-128-CBC with the IV in front of the ciphertext (xmlenc#aes128-cbc), PKCS#7 padding. */
+function aesCbcDecrypt(key: Buffer, data: Buffer): Buffer {
+  if (data.length < 32 || data.length % 16 !== 0) throw new Error('the encrypted value has a wrong length');
+  const d = createDecipheriv('aes-128-cbc', key, data.subarray(0, 16));
+  return Buffer.concat([d.update(data.subarray(16)), d.final()]);
+}
+
+function derivedKey(container: XNode, password: string | undefined): Buffer {
+  if (!password) {
+    throw fileError('pskc', 'the KeyContainer specifies a derived encryption key, but no password is given');
+  }
+  const method = kid(container, 'encryptionkey', 'derivedkey', 'keyderivationmethod');
+  const algorithm = (attr(method, 'algorithm') ?? '').split('#').pop()?.toLowerCase();
+  if (algorithm !== 'pbkdf2') throw fileError('pskc', 'only PBKDF2 is supported as key derivation function');
+  const params = kid(method, 'pbkdf2-params');
+  const salt = Buffer.from(text(kid(params, 'salt')), 'base64');
+  const rounds = Number(text(kid(params, 'iterationcount')));
+  const length = Number(text(kid(params, 'keylength')) || '16');
+  if (!Number.isInteger(rounds) || rounds < 1 || length !== 16) {
+    throw fileError('pskc', 'the PBKDF2 parameters are invalid (IterationCount, KeyLength 16)');
+  }
+  return pbkdf2Sync(password, salt, rounds, length, 'sha1');
+}
+
+/** The hashlib of `<Suite>` (text `SHA256`, `HMAC-SHA256` or privacyIDEA's attribute hashalgo). */
+function suiteHashlib(suite: XNode | undefined): string {
+  const raw = (attr(suite, 'hashalgo') ?? text(suite)).toLowerCase().replace(/^hmac-?/, '');
+  const name = raw.replace('-', '');
+  return isHashlib(name) ? name : 'sha1';
+}
+
+/**
+ * The KeyPackages of a PSKC KeyContainer. Encrypted secrets need the pre-shared key (or the
+ * password of a derived key); their ValueMAC is checked with the container's MAC key unless
+ * `no_check`: `check_fail_soft` skips a token with a wrong MAC, `check_fail_hard` imports nothing
+ * when any MAC is wrong. A secret that does not decrypt makes the file an error (wrong key).
+ */
+export function parsePskc(content: string, opts: PskcOptions = {}): ParsedFile {
+  const out: ParsedFile = { tokens: [], rejected: [] };
+  const validateMac = opts.validateMac ?? 'check_fail_hard';
+  const container = kid(parseXml(content, 'pskc'), 'keycontainer');
+  if (!container) throw fileError('pskc', 'No KeyContainer found in PSKC data. Could not import any tokens.');
+  let key: Buffer | undefined;
+  if (kid(container, 'encryptionkey', 'derivedkey')) key = derivedKey(container, opts.password);
+  else if (opts.psk) key = Buffer.from(opts.psk, 'hex');
+  let macKey: Buffer | undefined | null;
+  const containerMacKey = (): Buffer | null => {
+    if (macKey !== undefined) return macKey;
+    const cipher = text(kid(container, 'macmethod', 'mackey', 'cipherdata', 'ciphervalue'));
+    try {
+      macKey = key && cipher ? aesCbcDecrypt(key, Buffer.from(cipher, 'base64')) : null;
+    } catch {
+      // A wrong key: every MAC is then wrong.
+      macKey = null;
+    }
+    return macKey;
+  };
+  let abort = false;
+  const readEntry = (pkg: XNode, i: number): unknown => {
+    const source = `KeyPackage ${i + 1}`;
+    const k = kid(pkg, 'key');
+    if (!k) return out.rejected.push({ source, reason: 'no Key' });
+    const algorithm = attr(k, 'algorithm') ?? '';
+    let serial = attr(k, 'id') ?? '';
+    let type: string;
+    const yubico = YUBICO_ALGORITHMS[algorithm];
+    if (yubico && /^\d+:\d+$/.test(serial)) {
+      const [no, slot] = serial.split(':');
+      type = yubico[0];
+      serial = `${yubico[1]}${no}_${slot}`;
+    } else {
+      serial = text(kid(pkg, 'deviceinfo', 'serialno')) || serial;
+      type = (algorithm.split(':').pop() ?? '').toLowerCase();
+    }
+    const reject = (reason: string) => out.rejected.push({ serial: serial || undefined, source, reason });
+    if (!serial) return reject('no serial (DeviceInfo/SerialNo or Key Id)');
+    const params = kid(k, 'algorithmparameters');
+    const lengthText = attr(kid(params, 'responseformat'), 'length');
+    const otplen = intOr(lengthText, 6);
+    if (otplen === undefined || Number.isNaN(otplen) || otplen < 1)
+      return reject(`invalid ResponseFormat Length '${lengthText}'`);
+    const secret = kid(k, 'data', 'secret');
+    const plain = kid(secret, 'plainvalue');
+    const encrypted = kid(secret, 'encryptedvalue');
+    let otpkey: string;
+    if (plain) {
+      otpkey = Buffer.from(text(plain), 'base64').toString('hex');
+    } else if (encrypted) {
+      const method = (attr(kid(encrypted, 'encryptionmethod'), 'algorithm') ?? '').split('#').pop();
+      if (method?.toLowerCase() !== 'aes128-cbc')
+        throw fileError('pskc', 'only PSKC files encrypted with AES128-CBC can be imported');
+      if (!key)
+        throw fileError('pskc', 'found an encrypted secret, but no pre-shared key or password is given');
+      const cipher = Buffer.from(text(kid(encrypted, 'cipherdata', 'ciphervalue')), 'base64');
+      if (validateMac !== 'no_check') {
+        const mk = containerMacKey();
+        const given = Buffer.from(text(kid(secret, 'valuemac')), 'base64');
+        const expected = mk ? createHmac('sha1', mk).update(cipher).digest() : undefined;
+        const good =
+          expected !== undefined && given.length === expected.length && timingSafeEqual(given, expected);
+        if (!good) {
+          if (validateMac === 'check_fail_soft') return reject('the MAC of the secret is wrong');
+          abort = true;
+        }
+      }
+      try {
+        otpkey = aesCbcDecrypt(key, cipher).toString('hex');
+      } catch (e) {
+        if (abort) return reject('the MAC of the secret is wrong');
+        throw fileError('pskc', `Failed to import tokendata. Wrong encryption key? ${(e as Error).message}`);
+      }
+    } else {
+      return reject('no secret');
+    }
+    if (otpkey === '') return reject('empty secret');
+    const data = kid(k, 'data');
+    const token: ParsedToken = {
+      serial,
+      type,
+      otpkey,
+      otplen,
+      hashlib: suiteHashlib(kid(params, 'suite')),
+      description: text(kid(pkg, 'deviceinfo', 'manufacturer')) || undefined,
+      source,
+    };
+    if (type === 'hotp' || type === 'totp') {
+      const counter = intOr(text(kid(data, 'counter')), undefined);
+      if (counter !== undefined && !Number.isNaN(counter)) token.counter = counter;
+    }
+    if (type === 'totp') {
+      const step = intOr(text(kid(data, 'timeinterval')), undefined);
+      if (step !== undefined && !Number.isNaN(step) && step > 0) token.timeStep = step;
+      const drift = Number(text(kid(data, 'timedrift')) || 'x');
+      if (Number.isInteger(drift)) token.timeShift = drift;
+    }
+    out.tokens.push(token);
+  };
+  for (const [i, pkg] of kids(container, 'keypackage').entries()) readEntry(pkg, i);
+  if (abort) {
+    // check_fail_hard: one wrong MAC and nothing of the file is imported.
+    for (const t of out.tokens)
+      out.rejected.push({ serial: t.serial, source: t.source, reason: 'a MAC in the file is wrong' });
+    out.tokens = [];
+  }
+  return out;
+}
