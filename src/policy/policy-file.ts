@@ -67,106 +67,137 @@ function parseValue(text: string): FileValue {
 
 /** A Python literal as repr() writes it: str, int, float, True/False/None, list, tuple, dict. */
 export function parsePythonLiteral(text: string): FileValue {
-  let i = 0;
-  const fail = (): never => {
-    throw new Error(`not a Python literal at ${i}`);
-  };
-  const ws = () => {
-    while (i < text.length && /\s/.test(text[i] as string)) i++;
-  };
-  const str = (): string => {
-    const q = text[i];
-    i++;
+  return new PythonLiteralReader(text).whole();
+}
+
+/** The escapes of a Python string literal that stand for one fixed character. */
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '0': '\0',
+};
+
+/** How many hex digits follow \x, \u and \U. */
+const HEX_ESCAPES: Readonly<Record<string, number>> = { x: 2, u: 4, U: 8 };
+
+const WORDS: readonly (readonly [string, FileValue])[] = [
+  ['True', true],
+  ['False', false],
+  ['None', null],
+];
+
+/** A recursive-descent reader of one literal; `at` is the position of the next character. */
+class PythonLiteralReader {
+  readonly #text: string;
+  #at = 0;
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  whole(): FileValue {
+    const v = this.value();
+    this.skipSpace();
+    if (this.#at !== this.#text.length) this.fail();
+    return v;
+  }
+
+  private value(): FileValue {
+    this.skipSpace();
+    const c = this.#text[this.#at];
+    if (c === "'" || c === '"') return this.string();
+    if (c === '[') return this.sequence(']');
+    if (c === '(') return this.sequence(')');
+    if (c === '{') return this.dict();
+    const word = this.word();
+    if (word) return word.value;
+    return this.number() ?? this.fail();
+  }
+
+  private string(): string {
+    const quote = this.#text[this.#at++];
     let out = '';
-    while (i < text.length && text[i] !== q) {
-      let c = text[i] as string;
-      if (c === '\\') {
-        i++;
-        const e = text[i] ?? fail();
-        const simple: Record<string, string> = {
-          n: '\n',
-          t: '\t',
-          r: '\r',
-          '\\': '\\',
-          "'": "'",
-          '"': '"',
-          '0': '\0',
-        };
-        if (e in simple) c = simple[e] as string;
-        else if (e === 'x' || e === 'u' || e === 'U') {
-          const len = e === 'x' ? 2 : e === 'u' ? 4 : 8;
-          const hex = text.slice(i + 1, i + 1 + len);
-          if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== len) fail();
-          c = String.fromCodePoint(Number.parseInt(hex, 16));
-          i += len;
-        } else c = `\\${e}`;
-      }
-      out += c;
-      i++;
+    while (this.#at < this.#text.length && this.#text[this.#at] !== quote) {
+      const c = this.#text[this.#at++] as string;
+      out += c === '\\' ? this.escape() : c;
     }
-    if (text[i] !== q) fail();
-    i++;
+    if (this.#text[this.#at] !== quote) this.fail();
+    this.#at++;
     return out;
-  };
-  const seq = (close: string): FileValue[] => {
-    i++;
+  }
+
+  /** The character an escape after a backslash stands for; an unknown escape stays as written. */
+  private escape(): string {
+    const e = this.#text[this.#at++] ?? this.fail();
+    if (Object.hasOwn(SIMPLE_ESCAPES, e)) return SIMPLE_ESCAPES[e] as string;
+    const digits = Object.hasOwn(HEX_ESCAPES, e) ? HEX_ESCAPES[e] : undefined;
+    if (digits === undefined) return `\\${e}`;
+    const hex = this.#text.slice(this.#at, this.#at + digits);
+    if (hex.length !== digits || !/^[0-9a-fA-F]+$/.test(hex)) this.fail();
+    this.#at += digits;
+    return String.fromCodePoint(Number.parseInt(hex, 16));
+  }
+
+  /** A list or tuple: values separated by commas, a trailing comma allowed. */
+  private sequence(close: string): FileValue[] {
     const items: FileValue[] = [];
-    ws();
-    while (text[i] !== close) {
-      items.push(value());
-      ws();
-      if (text[i] === ',') {
-        i++;
-        ws();
-      } else if (text[i] !== close) fail();
-    }
-    i++;
+    this.items(close, () => items.push(this.value()));
     return items;
-  };
-  const value = (): FileValue => {
-    ws();
-    const c = text[i];
-    if (c === "'" || c === '"') return str();
-    if (c === '[') return seq(']');
-    if (c === '(') return seq(')');
-    if (c === '{') {
-      i++;
-      const obj: Record<string, FileValue> = {};
-      ws();
-      while (text[i] !== '}') {
-        const k = value();
-        ws();
-        if (text[i] !== ':') fail();
-        i++;
-        obj[String(k)] = value();
-        ws();
-        if (text[i] === ',') {
-          i++;
-          ws();
-        } else if (text[i] !== '}') fail();
+  }
+
+  private dict(): Record<string, FileValue> {
+    const obj: Record<string, FileValue> = {};
+    this.items('}', () => {
+      const key = this.value();
+      this.skipSpace();
+      if (this.#text[this.#at++] !== ':') this.fail();
+      obj[String(key)] = this.value();
+    });
+    return obj;
+  }
+
+  /** Reads `item` until `close`, items separated by commas; starts on the opening bracket. */
+  private items(close: string, item: () => void): void {
+    this.#at++;
+    this.skipSpace();
+    while (this.#text[this.#at] !== close) {
+      item();
+      this.skipSpace();
+      if (this.#text[this.#at] === ',') {
+        this.#at++;
+        this.skipSpace();
+      } else if (this.#text[this.#at] !== close) this.fail();
+    }
+    this.#at++;
+  }
+
+  /** True, False or None (wrapped: None is null). */
+  private word(): { value: FileValue } | undefined {
+    for (const [word, value] of WORDS) {
+      if (this.#text.startsWith(word, this.#at)) {
+        this.#at += word.length;
+        return { value };
       }
-      i++;
-      return obj;
     }
-    for (const [word, v] of [
-      ['True', true],
-      ['False', false],
-      ['None', null],
-    ] as const) {
-      if (text.startsWith(word, i)) {
-        i += word.length;
-        return v;
-      }
-    }
-    const num = /^[+-]?\d+(\.\d+)?/.exec(text.slice(i));
-    if (num) {
-      i += num[0].length;
-      return Number(num[0]);
-    }
-    return fail();
-  };
-  const v = value();
-  ws();
-  if (i !== text.length) fail();
-  return v;
+    return undefined;
+  }
+
+  private number(): number | undefined {
+    const num = /^[+-]?\d+(\.\d+)?/.exec(this.#text.slice(this.#at));
+    if (!num) return undefined;
+    this.#at += num[0].length;
+    return Number(num[0]);
+  }
+
+  private skipSpace(): void {
+    while (this.#at < this.#text.length && /\s/.test(this.#text[this.#at] as string)) this.#at++;
+  }
+
+  private fail(): never {
+    throw new Error(`not a Python literal at ${this.#at}`);
+  }
 }
