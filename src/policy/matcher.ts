@@ -296,74 +296,87 @@ function equalsValue(actual: unknown, expected: string): boolean {
 
 const NEGATABLE = new Set(['equals', 'contains', 'string_contains', 'matches', 'in', 'date_within_last']);
 
-function buildComparator(
-  comparator: string,
-  value: string,
-  where: string,
-): (a: unknown, now: Date) => boolean {
+type Comparison = (actual: unknown, now: Date) => boolean;
+
+/** A comparator as a condition names it (`!matches`), and the refusal of a value it cannot use. */
+interface Use {
+  name: string;
+  /** Throws ParameterError `<what> in <where of the condition><after>`. */
+  refuse(what: string, after?: string): never;
+}
+
+/** Each comparator compiles a condition's value once into the test of an actual value. */
+const COMPARATORS: Readonly<Record<string, (value: string, use: Use) => Comparison>> = {
+  equals: (value) => (a) => equalsValue(a, value),
+  contains: (value) => (a) => {
+    if (!Array.isArray(a)) throw new CompareError('the value is not a list');
+    return a.map(asString).includes(value);
+  },
+  string_contains: (value) => (a) => asString(a).includes(value),
+  matches: (value, use) => {
+    let re: RegExp;
+    try {
+      re = new RegExp(`^(?:${value})$`);
+    } catch {
+      use.refuse(`Invalid regular expression '${value}'`);
+    }
+    return (a) => re.test(asString(a));
+  },
+  in: (value) => {
+    const set = new Set(value.split(',').map((s) => s.trim()));
+    return (a) => set.has(asString(a));
+  },
+  '<': (value, use) => {
+    const right =
+      numberOf(value) ?? use.refuse(`Comparator '${use.name}' needs a number`, `, not '${value}'`);
+    return (a) => asNumber(a) < right;
+  },
+  '>': (value, use) => {
+    const right =
+      numberOf(value) ?? use.refuse(`Comparator '${use.name}' needs a number`, `, not '${value}'`);
+    return (a) => asNumber(a) > right;
+  },
+  date_before: (value, use) => {
+    const right = dateOf(value) ?? use.refuse(`Comparator '${use.name}' needs a date`);
+    return (a) => asDate(a) < right;
+  },
+  date_after: (value, use) => {
+    const right = dateOf(value) ?? use.refuse(`Comparator '${use.name}' needs a date`);
+    return (a) => asDate(a) > right;
+  },
+  date_within_last: (value, use) => {
+    const ms = parseDuration(value) ?? use.refuse(`Comparator '${use.name}' needs a duration like 5d`);
+    return (a, now) => {
+      const t = asDate(a);
+      return t <= now.getTime() && t >= now.getTime() - ms;
+    };
+  },
+};
+
+/** A number given as text, or undefined (blank is no number). */
+function numberOf(value: string): number | undefined {
+  const n = Number(value);
+  return value.trim() !== '' && !Number.isNaN(n) ? n : undefined;
+}
+
+/** A date given as text (`+hhmm` offsets too) in ms, or undefined. */
+function dateOf(value: string): number | undefined {
+  const ms = Date.parse(value.trim().replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+function buildComparator(comparator: string, value: string, where: string): Comparison {
   const negated = comparator.startsWith('!');
   const base = negated ? comparator.slice(1) : comparator;
-  if (negated && !NEGATABLE.has(base))
+  const compile = Object.hasOwn(COMPARATORS, base) ? COMPARATORS[base] : undefined;
+  if (!compile || (negated && !NEGATABLE.has(base)))
     throw new ParameterError(`Unknown comparator '${comparator}' in ${where}`);
-  let test: (a: unknown, now: Date) => boolean;
-  switch (base) {
-    case 'equals':
-      test = (a) => equalsValue(a, value);
-      break;
-    case 'contains':
-      test = (a) => {
-        if (!Array.isArray(a)) throw new CompareError('the value is not a list');
-        return a.map(asString).includes(value);
-      };
-      break;
-    case 'string_contains':
-      test = (a) => asString(a).includes(value);
-      break;
-    case 'matches': {
-      let re: RegExp;
-      try {
-        re = new RegExp(`^(?:${value})$`);
-      } catch {
-        throw new ParameterError(`Invalid regular expression '${value}' in ${where}`);
-      }
-      test = (a) => re.test(asString(a));
-      break;
-    }
-    case 'in': {
-      const set = new Set(value.split(',').map((s) => s.trim()));
-      test = (a) => set.has(asString(a));
-      break;
-    }
-    case '<':
-    case '>': {
-      const right = Number(value);
-      if (value.trim() !== '' && !Number.isNaN(right)) {
-        test = base === '<' ? (a) => asNumber(a) < right : (a) => asNumber(a) > right;
-        break;
-      }
-      throw new ParameterError(`Comparator '${comparator}' needs a number in ${where}, not '${value}'`);
-    }
-    case 'date_before':
-    case 'date_after': {
-      const right = Date.parse(value.trim().replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
-      if (Number.isNaN(right))
-        throw new ParameterError(`Comparator '${comparator}' needs a date in ${where}`);
-      test = base === 'date_before' ? (a) => asDate(a) < right : (a) => asDate(a) > right;
-      break;
-    }
-    case 'date_within_last': {
-      const ms = parseDuration(value);
-      if (ms === null)
-        throw new ParameterError(`Comparator '${comparator}' needs a duration like 5d in ${where}`);
-      test = (a, now) => {
-        const t = asDate(a);
-        return t <= now.getTime() && t >= now.getTime() - ms;
-      };
-      break;
-    }
-    default:
-      throw new ParameterError(`Unknown comparator '${comparator}' in ${where}`);
-  }
+  const test = compile(value, {
+    name: comparator,
+    refuse: (what, after = '') => {
+      throw new ParameterError(`${what} in ${where}${after}`);
+    },
+  });
   return negated ? (a, now) => !test(a, now) : test;
 }
 

@@ -375,6 +375,27 @@ describe('conditions', () => {
       expect(() => compilePolicies([pol('x', { conditions: [bad] })])).toThrow(ParameterError);
     }
   });
+
+  it('the refusal names the comparator as written, the value and the policy', () => {
+    const where = "in a condition of policy 'x'";
+    const cases: [ConditionTuple, string][] = [
+      [['userinfo', 'a', 'like', 'x', true], `Unknown comparator 'like' ${where}`],
+      [['userinfo', 'a', '!<', '1', true], `Unknown comparator '!<' ${where}`],
+      [['userinfo', 'a', '!constructor', '1', true], `Unknown comparator '!constructor' ${where}`],
+      [['userinfo', 'a', 'toString', '1', true], `Unknown comparator 'toString' ${where}`],
+      [['userinfo', 'a', '<', 'ten', true], `Comparator '<' needs a number ${where}, not 'ten'`],
+      [['userinfo', 'a', '>', ' ', true], `Comparator '>' needs a number ${where}, not ' '`],
+      [['userinfo', 'a', 'date_before', 'someday', true], `Comparator 'date_before' needs a date ${where}`],
+      [['userinfo', 'a', 'date_after', '', true], `Comparator 'date_after' needs a date ${where}`],
+      [
+        ['userinfo', 'a', '!date_within_last', 'soon', true],
+        `Comparator '!date_within_last' needs a duration like 5d ${where}`,
+      ],
+      [['userinfo', 'a', '!matches', '[', true], `Invalid regular expression '[' ${where}`],
+    ];
+    for (const [condition, message] of cases)
+      expect(() => compilePolicies([pol('x', { conditions: [condition] })]), message).toThrow(message);
+  });
 });
 
 describe('priority and action values', () => {
