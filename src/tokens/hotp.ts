@@ -3,14 +3,7 @@
 
 import { findCounter } from './oath.ts';
 import { hashlibOf, OathTokenType } from './oath-type.ts';
-import type { EnrollRequest, OtpMatch, TokenState } from './token-type.ts';
-
-/** What an AutoResync attempt found, and what the token must remember or forget. */
-export interface AutoResyncStep {
-  match: OtpMatch | null;
-  remember?: Record<string, string>;
-  forget?: boolean;
-}
+import type { AutoResyncStep, EnrollRequest, OtpMatch, TokenState } from './token-type.ts';
 
 export class HotpType extends OathTokenType {
   readonly type = 'hotp';
@@ -50,7 +43,7 @@ export class HotpType extends OathTokenType {
    * (`otp1c`, `dueDate` in Unix seconds) and fails; the value right after it, before dueDate,
    * succeeds. Any later value within the sync window forgets what was remembered.
    */
-  autoResync(token: TokenState, otp: string, now: Date, timeoutSeconds: number): AutoResyncStep {
+  override autoResync(token: TokenState, otp: string, now: Date, timeoutSeconds: number): AutoResyncStep {
     const c = /^\d+$/.test(otp) ? this.findInSyncWindow(token, otp) : -1;
     if (c < 0) return { match: null };
     const seconds = Math.floor(now.getTime() / 1000);

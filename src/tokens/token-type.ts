@@ -91,6 +91,13 @@ export interface Enrollment {
   description?: string;
 }
 
+/** What an AutoResync attempt found, and what the token must remember or forget (reference 4.5). */
+export interface AutoResyncStep {
+  match: OtpMatch | null;
+  remember?: Record<string, string>;
+  forget?: boolean;
+}
+
 /** What an authentication request tells a type deciding whether the token takes part. */
 export interface AuthRequestInfo {
   /** The request's `service_id` parameter. */
@@ -126,6 +133,21 @@ export abstract class TokenType {
   readonly checksOtherTokens: boolean = false;
   /** The enrollment-scope policy actions the type reads through `EnrollRequest.policy`. */
   readonly enrollmentActions: readonly string[] = [];
+
+  /**
+   * Where the type's tokens come in the order a user's tokens are tried (smaller first):
+   * privacyIDEA's weigh_token_type, the code of the name's first letter. A type whose challenge
+   * must come last overrides it (privacyIDEA's push: 1000).
+   */
+  get tryOrder(): number {
+    return this.type.charCodeAt(0);
+  }
+
+  /**
+   * AutoResync (reference 4.5), for a value that missed the window, with the AutoResyncTimeout in
+   * seconds; only a type that can resynchronise itself (HOTP) has it.
+   */
+  autoResync?(token: TokenState, otp: string, now: Date, timeoutSeconds: number): AutoResyncStep;
 
   abstract enroll(req: EnrollRequest): Promise<Enrollment>;
 

@@ -1,2 +1,2 @@
 // Client applications (reference 4.1, 8.6): the addresses and user agents that asked /validate.
-export { listClients, recordClient } from './client.ts';
+export { type ClientSeen, listClients, recordClient } from './client.ts';

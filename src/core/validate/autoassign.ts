@@ -17,7 +17,9 @@ import {
   tokenState,
   tokensOfOwner,
 } from '../token/index.ts';
-import { type ListResult, splitPass, unusable } from './check-token-list.ts';
+import { splitPass } from './pass.ts';
+import type { ListResult } from './round.ts';
+import { unusable } from './usable.ts';
 
 export const AUTOASSIGNED = 'Token assigned to user via Autoassignment';
 

@@ -1,14 +1,18 @@
 // The two-man rule of the 4eyes token (src/tokens/four-eyes.ts): which tokens of the required
 // realms the passwords presented to a 4eyes token belong to. Each password is tried, like a
-// PIN+OTP login, against the assigned tokens of the realms that still lack some (never a 4eyes
-// token, never a token presented already); the first token it opens counts for that realm. The
-// check itself (PIN, OTP, consuming the value) is the caller's, so a value counts once.
+// PIN+OTP login, against the assigned tokens of the realms that still lack some (never a token
+// that itself checks other tokens, never a token presented already); the first token it opens
+// counts for that realm. The check (PIN, OTP, consuming the value, so that a value counts once) is
+// a parameter; the token list passes presentedTokenCheck.
 //
 // Cost: a password is tried against every token of a realm until one matches, so a 4eyes token
 // suits realms with few tokens (the people allowed to approve), as in privacyIDEA.
 import { type Eyes, missingEyes, parseEyes, requirementsOf, separatorOf } from '../../tokens/index.ts';
 import type { Runtime } from '../context.ts';
-import { type LoadedToken, loadRows, tokenState } from '../token/index.ts';
+import { consumeOtp, type LoadedToken, loadRows, pinMatches, tokenState } from '../token/index.ts';
+import { succeeded } from './counting.ts';
+import { splitPass } from './pass.ts';
+import { unusable } from './usable.ts';
 
 /** Whether a password opens a token (and consumes its OTP when it does). */
 export type PasswordCheck = (t: LoadedToken, pass: string) => Promise<boolean>;
@@ -30,7 +34,6 @@ async function tokensInRealm(rt: Runtime, realm: string): Promise<LoadedToken[]>
   const rows = await rt.store.db
     .selectFrom('token')
     .selectAll()
-    .where('tokentype', '!=', '4eyes')
     .where('id', 'in', (eb) =>
       eb
         .selectFrom('tokenrealm')
@@ -42,7 +45,22 @@ async function tokensInRealm(rt: Runtime, realm: string): Promise<LoadedToken[]>
     .where('id', 'in', (eb) => eb.selectFrom('tokenowner').select('token_id'))
     .orderBy('serial')
     .execute();
-  return loadRows(rt, rows);
+  return (await loadRows(rt, rows)).filter((t) => !t.type.checksOtherTokens);
+}
+
+/**
+ * How a 4eyes token checks the password of a token presented to it: the token's own PIN and OTP
+ * in one step (no challenge, no policies of the request), consuming the value.
+ */
+export function presentedTokenCheck(rt: Runtime, prependPin: boolean, noCounter: boolean): PasswordCheck {
+  return async (t, pass) => {
+    if (Number(t.row.revoked) === 1 || unusable(t, rt.clock()) || t.type.checksOtherTokens) return false;
+    const parts = splitPass(t, pass, prependPin);
+    if (!parts || !(await pinMatches(t, parts.pin, rt))) return false;
+    const match = t.type.checkOtp(tokenState(rt, t), parts.otp, rt.clock());
+    if (!match || !(await consumeOtp(rt, t, match.newCount, match.newKey))) return false;
+    return (await succeeded(rt, t, match.info, noCounter)) === undefined;
+  };
 }
 
 /** The passwords a pass presents to a 4eyes token (split by its separator). */

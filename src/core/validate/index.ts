@@ -1,12 +1,8 @@
-// Authentication (/validate/): checking a user's or a token's password, challenge-response,
-// the authentication policies, and polling a transaction.
+// Authentication (/validate/): checking a user's or a token's password (recording the client
+// application that asked), challenge-response, the authentication policies, and polling a
+// transaction.
 export { pollTransaction } from './challenge-store.ts';
-export {
-  type CheckAudit,
-  type CheckInput,
-  type CheckResult,
-  check,
-  checkApiKey,
-  samlAttributes,
-  triggerChallenge,
-} from './check.ts';
+export { check, checkApiKey, clientCheck } from './check.ts';
+export type { CheckAudit, CheckInput, CheckResult } from './request.ts';
+export { samlAttributes } from './saml.ts';
+export { triggerChallenge } from './trigger.ts';

@@ -2,13 +2,12 @@
 // polltransaction. Public except triggerchallenge; every answer carries id 2 and
 // result.authentication.
 import type { AuditEntry } from '../../core/audit/index.ts';
-import { recordClient } from '../../core/client/index.ts';
-import type { Runtime } from '../../core/context.ts';
+import type { ClientSeen } from '../../core/client/index.ts';
 import {
   type CheckAudit,
   type CheckInput,
-  check,
   checkApiKey,
+  clientCheck,
   pollTransaction,
   samlAttributes,
   triggerChallenge,
@@ -38,20 +37,13 @@ function authorizationOf(headers: Headers): string | undefined {
   return header(headers, 'pi-authorization') ?? header(headers, 'authorization');
 }
 
+/** The client application of a check, which the check records. */
+function clientOf(client: string, headers: Headers): ClientSeen {
+  return { ip: client, userAgent: userAgentOf(headers) };
+}
+
 /** The input of a check; the audit names the user and serial asked for even when the check fails. */
-async function checkInput(
-  rt: Runtime,
-  params: Params,
-  client: string,
-  audit: AuditEntry,
-  headers: Headers,
-): Promise<CheckInput> {
-  // Every check records its client, also one that fails (privacyIDEA saves it before the check).
-  try {
-    await recordClient(rt, { ip: client, userAgent: userAgentOf(headers) });
-  } catch (e) {
-    rt.log.warn({ err: e }, 'client application could not be recorded');
-  }
+function checkInput(params: Params, audit: AuditEntry, headers: Headers): Omit<CheckInput, 'client'> {
   audit.user = params.str('user') ?? '';
   audit.serial = params.str('serial') ?? '';
   return {
@@ -62,7 +54,6 @@ async function checkInput(
     transactionId: params.str('transaction_id') || params.str('state') || undefined,
     type: params.str('type'),
     otponly: params.bool('otponly'),
-    client,
     apiKey: { authorization: authorizationOf(headers) },
   };
 }
@@ -80,20 +71,20 @@ export function validateRoutes(r: RouteTable): void {
   const methods: ('get' | 'post')[] = ['get', 'post'];
 
   r.add(methods, '/validate/check', {}, async ({ rt, params, audit, client, headers }) => {
-    const res = await check(rt, await checkInput(rt, params, client, audit, headers));
+    const res = await clientCheck(rt, clientOf(client, headers), () => checkInput(params, audit, headers));
     recordAudit(audit, res.audit);
     return { rid: 2, value: res.value, detail: res.detail };
   });
 
   r.add(methods, '/validate/samlcheck', {}, async ({ rt, params, audit, client, headers }) => {
-    const res = await check(rt, await checkInput(rt, params, client, audit, headers));
+    const res = await clientCheck(rt, clientOf(client, headers), () => checkInput(params, audit, headers));
     recordAudit(audit, res.audit);
     const attributes = await samlAttributes(rt, res);
     return { rid: 2, value: { auth: res.value, attributes }, detail: res.detail };
   });
 
   r.add(methods, '/validate/radiuscheck', {}, async ({ rt, params, audit, client, headers, setStatus }) => {
-    const res = await check(rt, await checkInput(rt, params, client, audit, headers));
+    const res = await clientCheck(rt, clientOf(client, headers), () => checkInput(params, audit, headers));
     recordAudit(audit, res.audit);
     const challenge = Array.isArray(res.detail?.multi_challenge) && res.detail.multi_challenge.length > 0;
     audit.authentication = res.value ? 'ACCEPT' : challenge ? 'CHALLENGE' : 'REJECT';

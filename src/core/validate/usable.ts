@@ -1,0 +1,76 @@
+// Whether a token can be used now (privacyIDEA's check_all and check_reset_failcount, reference
+// 4.2.2 steps 1 and 2): its authentication counters, its state, its fail counter and its validity
+// period; and a fail counter whose lock has timed out cleared first.
+import type { Runtime } from '../context.ts';
+import { counterValue, deleteTokenInfo, type LoadedToken } from '../token/index.ts';
+
+const STORED_MINUTE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2})?(?:([+-]\d{2}):?(\d{2}))?$/;
+
+/**
+ * A stored date `YYYY-MM-DDThh:mm+oooo` (validity, failcounter_exceeded) in ms, also with seconds
+ * or `+hh:mm`; NaN when unreadable. A value without an offset is read as UTC or as unreadable.
+ */
+function storedMinuteTime(text: string | undefined, withoutOffset: 'utc' | 'unreadable'): number {
+  const m = text ? STORED_MINUTE.exec(text) : null;
+  if (!m || (m[4] === undefined && withoutOffset === 'unreadable')) return Number.NaN;
+  const zone = m[4] === undefined ? 'Z' : `${m[4]}:${m[5]}`;
+  return Date.parse(`${m[1]}T${m[2]}${m[3] ?? ':00'}${zone}`);
+}
+
+/** Whether `now` is outside the token's validity_period_start … validity_period_end. */
+function outsideValidity(t: LoadedToken, now: Date): boolean {
+  const start = storedMinuteTime(t.info.validity_period_start, 'unreadable');
+  const end = storedMinuteTime(t.info.validity_period_end, 'unreadable');
+  // An unreadable date that is set counts as outside: a token never gets more validity than meant.
+  if (
+    (t.info.validity_period_start && Number.isNaN(start)) ||
+    (t.info.validity_period_end && Number.isNaN(end))
+  )
+    return true;
+  return now.getTime() < start || now.getTime() > end;
+}
+
+export const COUNTER_EXCEEDED = 'Authentication counter exceeded';
+
+/** A counting tokeninfo value, or a limit, as the checks read it (leading integer, else 0). */
+const infoNumber = (t: LoadedToken, key: string) => counterValue(t.info[key]);
+
+/** The counters a success adds to, with their limits (count_auth_max …; 0 = no limit). */
+export function successCounters(t: LoadedToken): { key: string; max: number }[] {
+  return [
+    { key: 'count_auth', max: infoNumber(t, 'count_auth_max') },
+    { key: 'count_auth_success', max: infoNumber(t, 'count_auth_success_max') },
+  ];
+}
+
+/** Why a token cannot be used now, or undefined (check_all: the first failing check wins). */
+export function unusable(t: LoadedToken, now: Date): string | undefined {
+  if (successCounters(t).some(({ key, max }) => max > 0 && infoNumber(t, key) >= max))
+    return COUNTER_EXCEEDED;
+  if (Number(t.row.active) !== 1) return 'Token is disabled';
+  if (t.row.failcount >= t.row.maxfail) return 'Failcounter exceeded';
+  if (outsideValidity(t, now)) return 'Outside validity period';
+  if (t.row.rollout_state === 'clientwait' || t.row.rollout_state === 'verify')
+    return 'Token is not yet enrolled';
+  return undefined;
+}
+
+/**
+ * check_reset_failcount: a token at maxfail whose failcounter_exceeded is older than
+ * failcounter_clear_timeout minutes (0 = off) gets its fail counter back to 0.
+ */
+export async function clearTimedOutFailcount(
+  rt: Runtime,
+  t: LoadedToken,
+  timeoutMinutes: number,
+  now: Date,
+): Promise<void> {
+  if (timeoutMinutes <= 0 || t.row.failcount < t.row.maxfail) return;
+  // With its offset (a token from privacyIDEA may carry the server's zone); without one, UTC.
+  const at = storedMinuteTime(t.info.failcounter_exceeded, 'utc');
+  if (!Number.isFinite(at) || now.getTime() <= at + timeoutMinutes * 60_000) return;
+  await rt.store.db.updateTable('token').set({ failcount: 0 }).where('id', '=', t.row.id).execute();
+  await deleteTokenInfo(rt.store.db, t.row.id, 'failcounter_exceeded');
+  t.row.failcount = 0;
+  delete t.info.failcounter_exceeded;
+}
