@@ -3,7 +3,7 @@
 import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { type Config, loadConfig } from '../config/index.ts';
-import { type AuditEntry, newAuditEntry, writeAudit } from '../core/audit/index.ts';
+import { auditedCliAction, type CliActionFields } from '../core/audit/index.ts';
 import { ParameterError } from '../errors.ts';
 
 export interface GlobalOptions {
@@ -41,26 +41,11 @@ export async function audited<T>(
   detail: string,
   fn: () => Promise<T>,
   /** The columns the API would fill for the same action (user, realm, resolver, serial …). */
-  fields: Partial<Pick<AuditEntry, 'user' | 'realm' | 'resolver' | 'serial' | 'token_type'>> = {},
+  fields: CliActionFields = {},
   /** Columns known only from the result (a generated serial). */
-  fromResult?: (result: T) => Partial<Pick<AuditEntry, 'serial' | 'token_type'>>,
+  fromResult?: (result: T) => CliActionFields,
 ): Promise<T> {
-  const entry = newAuditEntry(`CLI ${action}`, ctx.clock());
-  Object.assign(entry, fields);
-  entry.administrator = ctx.caller.username;
-  entry.user_agent = 'authsrv-cli';
-  entry.info = detail;
-  try {
-    const result = await fn();
-    entry.success = true;
-    if (fromResult) Object.assign(entry, fromResult(result));
-    return result;
-  } catch (e) {
-    entry.info = `${detail} ${(e as Error).message}`.trim();
-    throw e;
-  } finally {
-    await writeAudit(ctx, entry);
-  }
+  return auditedCliAction(ctx, { command: action, detail, fields }, fn, fromResult);
 }
 
 import pino from 'pino';

@@ -55,7 +55,7 @@ describe.each(testDialects())('authsrv admin on %s', (dialect) => {
     expect(JSON.stringify(rows)).not.toContain('Alice-pass');
     const rt = await c.runtime();
     const row = rows[0]!;
-    const { searchAudit } = await import('../../src/core/audit/audit.ts');
+    const { searchAudit } = await import('../../src/core/audit/index.ts');
     const { localOperator, withCaller } = await import('../../src/core/context.ts');
     const entry = (
       await searchAudit(withCaller(rt, localOperator()), { filters: { number: String(row.id) } })

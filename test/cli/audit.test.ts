@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Progress } from '../../src/cli/progress.ts';
-import { newAuditEntry, writeAudit } from '../../src/core/audit/audit.ts';
+import { newAuditEntry, writeAudit } from '../../src/core/audit/index.ts';
 import type { Runtime } from '../../src/core/context.ts';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError } from '../helpers/cli.ts';
 import { testDialects } from '../helpers/dialects.ts';

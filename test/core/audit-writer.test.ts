@@ -3,7 +3,7 @@
 // database before it closes.
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newAuditEntry, searchAudit, verifyAudit, writeAudit } from '../../src/core/audit/audit.ts';
+import { newAuditEntry, searchAudit, verifyAudit, writeAudit } from '../../src/core/audit/index.ts';
 import { AuditWriter, type UnsignedAuditRow } from '../../src/core/audit/writer.ts';
 import { localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
 import { openRuntime } from '../../src/core/runtime.ts';

@@ -8,7 +8,7 @@ import {
   searchAudit,
   verifyAudit,
   writeAudit,
-} from '../../src/core/audit/audit.ts';
+} from '../../src/core/audit/index.ts';
 import { localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
 import { ParameterError } from '../../src/errors.ts';
 import { testDialects } from '../helpers/dialects.ts';

@@ -4,7 +4,7 @@
 // can never lock itself out; behaviour is observed over HTTP.
 import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newAuditEntry, writeAudit } from '../../src/core/audit/audit.ts';
+import { newAuditEntry, writeAudit } from '../../src/core/audit/index.ts';
 import { addAdmin } from '../../src/core/auth/admins.ts';
 import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
 import {

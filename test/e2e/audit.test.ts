@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { newAuditEntry, writeAudit } from '../../src/core/audit/audit.ts';
+import { newAuditEntry, writeAudit } from '../../src/core/audit/index.ts';
 import { issueJwt } from '../../src/core/auth/auth.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

@@ -15,6 +15,10 @@ describe('token type members used by /validate', () => {
   });
 
   it('marks only 4eyes as a type that checks other tokens', () => {
-    expect(tokenTypes().filter((t) => t.checksOtherTokens).map((t) => t.type)).toEqual(['4eyes']);
+    expect(
+      tokenTypes()
+        .filter((t) => t.checksOtherTokens)
+        .map((t) => t.type),
+    ).toEqual(['4eyes']);
   });
 });

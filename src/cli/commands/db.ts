@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import pino from 'pino';
-import { newAuditEntry, writeAudit } from '../../core/audit/index.ts';
-import { localOperator } from '../../core/context.ts';
+import { recordCliAction } from '../../core/audit/index.ts';
+import { localOperator, withCaller } from '../../core/context.ts';
 import { openRuntime } from '../../core/runtime.ts';
 import { migrate } from '../../store/index.ts';
 import { configFrom } from '../common.ts';
@@ -17,12 +17,8 @@ export function dbCommand(): Command {
         const applied = await migrate(rt.store);
         if (applied.length > 0) {
           // Recorded only once it worked: before the first migration there is no audit table to write to.
-          const entry = newAuditEntry('CLI db upgrade', startedAt);
-          entry.administrator = localOperator().username;
-          entry.user_agent = 'authsrv-cli';
-          entry.info = applied.join(', ');
-          entry.success = true;
-          await writeAudit(rt, entry);
+          const action = { command: 'db upgrade', detail: applied.join(', ') };
+          await recordCliAction(withCaller(rt, localOperator()), action, startedAt);
         }
         console.log(
           applied.length === 0 ? 'Database schema is up to date.' : `Applied: ${applied.join(', ')}`,

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { isSea } from 'node:sea';
 import { Command } from 'commander';
 import { type Config, ConfigError } from '../../config/index.ts';
-import { rotateAudit } from '../../core/audit/index.ts';
+import { startAuditRotation } from '../../core/audit/index.ts';
 import { ensureInitialAdmin } from '../../core/auth/index.ts';
 import { localOperator, type Runtime, withCaller } from '../../core/context.ts';
 import { closeUserStores } from '../../core/directory/index.ts';
@@ -15,7 +15,6 @@ import { AuthsrvError } from '../../errors.ts';
 import { VERSION } from '../../version.ts';
 import { configFrom } from '../common.ts';
 
-const ROTATE_EVERY_MS = 3_600_000;
 /**
  * Marks a process forked by our own primary. cluster.isWorker alone would also be true under a
  * foreign cluster manager (pm2), whose workers must behave like a plain `authsrv serve`. The name
@@ -77,23 +76,6 @@ async function openPrimary(config: Config, workers: number): Promise<Runtime> {
   }
 }
 
-/** Deletes old audit rows hourly when audit.max_age / audit.max_rows ask for it. */
-function startAuditRotation(rt: Runtime): NodeJS.Timeout | undefined {
-  const { maxAgeSeconds, maxRows } = rt.config.audit;
-  if (maxAgeSeconds <= 0 && maxRows <= 0) return undefined;
-  const rotate = async () => {
-    try {
-      const r = await rotateAudit(rt, { maxAgeSeconds, maxRows });
-      if (r.deletedByAge + r.deletedByCount > 0) rt.log.info(r, 'audit rotated');
-    } catch (e) {
-      rt.log.error({ err: e }, 'audit rotation failed');
-    }
-  };
-  const timer = setInterval(rotate, ROTATE_EVERY_MS);
-  timer.unref();
-  return timer;
-}
-
 function listeningLine(rt: Runtime, url: string, workers: number): string {
   const processes = workers > 1 ? `, ${workers} worker processes` : '';
   return `authsrv ${VERSION} listening on ${url} (node ${rt.node}, database ${rt.store.dialect}${processes})`;
@@ -105,11 +87,11 @@ async function runSingle(config: Config): Promise<void> {
   const rt = await openPrimary(config, 1);
   const server = await startServer(rt);
   console.log(listeningLine(rt, server.url, 1));
-  const timer = startAuditRotation(rt);
+  const rotation = startAuditRotation(rt);
   await new Promise<void>((resolve) => {
     const stop = async (signal: string) => {
       rt.log.info({ signal }, 'shutting down');
-      if (timer) clearInterval(timer);
+      rotation.stop();
       await closeServing(rt, server);
       resolve();
     };
@@ -256,13 +238,13 @@ async function runPrimary(config: Config, count: number): Promise<void> {
     failed = undefined;
   }
   console.log(listeningLine(rt, url, count));
-  const timer = startAuditRotation(rt);
+  const rotation = startAuditRotation(rt);
 
   await new Promise<void>((resolve) => {
     const stop = async (signal: NodeJS.Signals) => {
       if (stopping) return;
       rt.log.info({ signal }, 'shutting down');
-      if (timer) clearInterval(timer);
+      rotation.stop();
       await stopWorkers(signal);
       await rt.store.close();
       resolve();

@@ -1,13 +1,16 @@
-// The audit log: one row per request or state-changing CLI command, written in signed batches,
-// searched with privacyIDEA's filters, exported as CSV, verified and rotated.
-export {
-  type AuditEntry,
-  auditCsvLines,
-  countAudit,
-  newAuditEntry,
-  rotateAudit,
-  searchAudit,
-  verifyAudit,
-  writeAudit,
-} from './audit.ts';
+// The audit log: one row per request or state-changing CLI command, its columns declared once
+// (columns.ts), written in signed batches, searched with privacyIDEA's filters, exported as CSV,
+// verified, and rotated (also hourly by a running server).
+
+export { auditedCliAction, type CliActionFields, recordCliAction } from './cli-action.ts';
+export type { AuditEntry } from './columns.ts';
+export { auditCsvLines, countAudit } from './csv.ts';
 export type { AuditQuery } from './query.ts';
+export {
+  type AuditRotation,
+  rotateAudit,
+  startAuditRotation,
+} from './rotation.ts';
+export { searchAudit } from './search.ts';
+export { verifyAudit } from './verify.ts';
+export { newAuditEntry, writeAudit } from './write.ts';
