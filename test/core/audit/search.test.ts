@@ -2,10 +2,10 @@
 // exists (missing_line), the oldest id and the count. Filtered pages ask for predecessors that are
 // not on the page; they must come out as the CSV export (which reads rows in batches) shows them.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { auditCsvLines, newAuditEntry, searchAudit, writeAudit } from '../../src/core/audit/index.ts';
-import { localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
-import { testDialects } from '../helpers/dialects.ts';
-import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { auditCsvLines, newAuditEntry, searchAudit, writeAudit } from '../../../src/core/audit/index.ts';
+import { localOperator, type Runtime, withCaller } from '../../../src/core/context.ts';
+import { testDialects } from '../../helpers/dialects.ts';
+import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 const operator = (rt: Runtime) => withCaller(rt, localOperator());
 

@@ -3,14 +3,14 @@
 // database before it closes.
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newAuditEntry, searchAudit, verifyAudit, writeAudit } from '../../src/core/audit/index.ts';
-import { AuditWriter, type UnsignedAuditRow } from '../../src/core/audit/writer.ts';
-import { localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
-import { openRuntime } from '../../src/core/runtime.ts';
-import { reserveAuditIds } from '../../src/store/audit-ids.ts';
-import { blankAuditRow } from '../helpers/audit-rows.ts';
-import { testDialects } from '../helpers/dialects.ts';
-import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { newAuditEntry, searchAudit, verifyAudit, writeAudit } from '../../../src/core/audit/index.ts';
+import { AuditWriter, type UnsignedAuditRow } from '../../../src/core/audit/writer.ts';
+import { localOperator, type Runtime, withCaller } from '../../../src/core/context.ts';
+import { openRuntime } from '../../../src/core/runtime.ts';
+import { reserveAuditIds } from '../../../src/store/audit-ids.ts';
+import { blankAuditRow } from '../../helpers/audit-rows.ts';
+import { testDialects } from '../../helpers/dialects.ts';
+import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 const operator = (rt: Runtime) => withCaller(rt, localOperator());
 

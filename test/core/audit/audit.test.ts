@@ -8,11 +8,11 @@ import {
   searchAudit,
   verifyAudit,
   writeAudit,
-} from '../../src/core/audit/index.ts';
-import { localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
-import { ParameterError } from '../../src/errors.ts';
-import { testDialects } from '../helpers/dialects.ts';
-import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
+} from '../../../src/core/audit/index.ts';
+import { localOperator, type Runtime, withCaller } from '../../../src/core/context.ts';
+import { ParameterError } from '../../../src/errors.ts';
+import { testDialects } from '../../helpers/dialects.ts';
+import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 const operator = (rt: Runtime) => withCaller(rt, localOperator());
 
