@@ -14,11 +14,7 @@ type Decide<K extends Verdict> = (group: Group<K>, round: Round) => Promise<List
 /** The answer of a check decided by each rung. */
 export const VERDICTS: { readonly [K in Verdict]: Decide<K> } = {
   accepted: authenticated,
-  answering: (group, round) =>
-    answerChallenge(
-      round,
-      group.map((x) => x.token),
-    ),
+  answering: answerChallenges,
   continuing: nextRound,
   requesting: askChallenges,
   pinMatching: wrongOtp,
@@ -46,6 +42,14 @@ async function authenticated(group: Group<'accepted'>, round: Round): Promise<Li
   if (accepted.length === 1) Object.assign(detail, tokenDetail(accepted[0]!));
   else if (new Set(accepted.map((t) => t.type.type)).size > 1) detail.type = 'undetermined';
   return { value: true, detail, token: accepted.length === 1 ? accepted[0] : undefined };
+}
+
+/** The answer to the challenges of the transaction (answer.ts). */
+function answerChallenges(group: Group<'answering'>, round: Round): Promise<ListResult> {
+  return answerChallenge(
+    round,
+    group.map((x) => x.token),
+  );
 }
 
 /** The next round of the first 4eyes token that got part of what it needs. */
