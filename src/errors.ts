@@ -1,12 +1,79 @@
-// One error hierarchy for every service. The numeric codes are privacyIDEA's (reference 1.2) because
-// clients branch on them. Front ends decide how an error is shown; services only throw.
+// One error hierarchy for every layer. Each class carries what a front end needs to show it: the
+// numeric code (one of ERR below), the HTTP status of its answer and whether its message may be
+// shown to the client (`expose`, as in node-oidc-provider). Services only throw; the HTTP layer
+// answers with these three fields and never asks which class an error is.
+
+/**
+ * Every numeric code authsrv answers with, by name. The numbers are privacyIDEA's (reference 1.2)
+ * because its clients branch on them: a code, once given, never changes its meaning. Throw with a
+ * name from here, never a bare number.
+ */
+export const ERR = {
+  /** An error without a more specific code (privacyIDEA's PrivacyIDEAError). */
+  Generic: 10,
+  /** /system/setDefault was given no known default key. */
+  SetDefaultUsage: 77,
+  /** A token operation failed (TokenAdminError). */
+  TokenAdmin: 301,
+  /** A configuration value or definition is invalid (ConfigAdminError). */
+  ConfigAdmin: 302,
+  /** A policy forbids the action (PolicyError). */
+  Policy: 303,
+  /** A user who authenticated is refused by the authorization policy `authorized=deny_access`. */
+  ValidateDenied: 401,
+  /** The object asked for does not exist (ResourceNotFoundError). */
+  ResourceNotFound: 601,
+  /** The encryption key (security module) is locked or unusable (HsmError). */
+  Hsm: 707,
+  /** The database failed (DatabaseError). */
+  Database: 902,
+  /** A user, realm or resolver named in the request does not exist (UserError). */
+  User: 904,
+  /** A parameter is missing or invalid, or a value too long to store (ParameterError). */
+  Parameter: 905,
+  /** A user store failed: unreachable, timed out, refused the service account (ResolverError). */
+  Resolver: 907,
+  /** The token is locked (revoked): the action is not possible. */
+  TokenLocked: 1007,
+  /** The token already has an owner. */
+  TokenAssigned: 1103,
+  /** More than one token matches the OTP value (getserial). */
+  OtpAmbiguous: 1200,
+  /** The token type is unknown or cannot be enrolled. */
+  UnknownTokenType: 1610,
+  /** A lost token was asked for a token without an owner. */
+  LostTokenUnassigned: 2012,
+  /** Wrong user name or password, or an unknown realm (AuthError). */
+  WrongCredentials: 4031,
+  /** The login gave no user name. */
+  MissingUsername: 4032,
+  /** A protected endpoint was called without an Authorization header. */
+  MissingAuthHeader: 4033,
+  /** The JWT could not be decoded or its signature is wrong. */
+  JwtInvalid: 4304,
+  /** The JWT has expired. */
+  JwtExpired: 4305,
+  /** The caller's role is not admitted at this endpoint. */
+  MissingRight: 4306,
+  /** An unexpected error: answered with HTTP 500 and a generic text, the cause only logged. */
+  Internal: -500,
+} as const;
+
+export type ErrorCode = (typeof ERR)[keyof typeof ERR];
+
+/** The HTTP status of a service-level failure: privacyIDEA's clients read it from result.status. */
+const SERVICE_FAILURE_STATUS = 200;
 
 export class AuthsrvError extends Error {
-  readonly code: number;
+  readonly code: ErrorCode;
   /** Extra data for `detail` (rarely used). */
   readonly details: Record<string, unknown> | undefined;
+  /** The HTTP status of the answer (the specification's Errors table). */
+  readonly httpStatus: number = SERVICE_FAILURE_STATUS;
+  /** Whether the client is shown the message; a hidden one is answered with a generic text. */
+  readonly expose: boolean = true;
 
-  constructor(message: string, code = 10, details?: Record<string, unknown>) {
+  constructor(message: string, code: ErrorCode = ERR.Generic, details?: Record<string, unknown>) {
     super(message);
     this.name = new.target.name;
     this.code = code;
@@ -21,7 +88,8 @@ export class AuthsrvError extends Error {
 
 /** Authentication failures: HTTP 401, plain message without the ERR prefix. */
 export class AuthError extends AuthsrvError {
-  constructor(message: string, code: number = AuthCode.WrongCredentials, details?: Record<string, unknown>) {
+  override readonly httpStatus = 401;
+  constructor(message: string, code: ErrorCode = ERR.WrongCredentials, details?: Record<string, unknown>) {
     super(message, code, details);
   }
   override wireMessage(): string {
@@ -29,18 +97,8 @@ export class AuthError extends AuthsrvError {
   }
 }
 
-export const AuthCode = {
-  Generic: 403,
-  WrongCredentials: 4031,
-  MissingUsername: 4032,
-  MissingAuthHeader: 4033,
-  DecodingError: 4304,
-  TokenExpired: 4305,
-  MissingRight: 4306,
-} as const;
-
 export class ParameterError extends AuthsrvError {
-  constructor(message: string, code = 905) {
+  constructor(message: string, code: ErrorCode = ERR.Parameter) {
     super(message, code);
   }
   static missing(name: string): ParameterError {
@@ -49,60 +107,87 @@ export class ParameterError extends AuthsrvError {
 }
 
 export class PolicyError extends AuthsrvError {
-  constructor(message: string, code = 303) {
+  constructor(message: string, code: ErrorCode = ERR.Policy) {
     super(message, code);
   }
 }
 
 export class ResourceNotFoundError extends AuthsrvError {
-  constructor(message: string, code = 601) {
+  constructor(message: string, code: ErrorCode = ERR.ResourceNotFound) {
     super(message, code);
   }
 }
 
 export class UserError extends AuthsrvError {
-  constructor(message: string, code = 904) {
+  constructor(message: string, code: ErrorCode = ERR.User) {
     super(message, code);
   }
 }
 
 export class ConfigAdminError extends AuthsrvError {
-  constructor(message: string, code = 302) {
+  constructor(message: string, code: ErrorCode = ERR.ConfigAdmin) {
     super(message, code);
   }
 }
 
 export class HsmError extends AuthsrvError {
-  constructor(message: string, code = 707) {
+  constructor(message: string, code: ErrorCode = ERR.Hsm) {
     super(message, code);
   }
 }
 
 export class DatabaseError extends AuthsrvError {
-  constructor(message: string, code = 902) {
+  constructor(message: string, code: ErrorCode = ERR.Database) {
     super(message, code);
   }
 }
 
-/** The request body could not be read (malformed or too large): answered with an HTTP 4xx envelope. */
+/**
+ * The request body could not be read: malformed (HTTP 400) or too large (HTTP 413). Answered with
+ * that status and the envelope of a ParameterError.
+ */
 export class RequestBodyError extends ParameterError {
-  readonly httpStatus: number;
-  constructor(message: string, httpStatus: number) {
+  override readonly httpStatus: 400 | 413;
+  private constructor(message: string, httpStatus: 400 | 413) {
     super(message);
     this.httpStatus = httpStatus;
+  }
+  static malformed(message: string): RequestBodyError {
+    return new RequestBodyError(message, 400);
+  }
+  static tooLarge(limit: number): RequestBodyError {
+    return new RequestBodyError(`The request body is larger than ${limit} bytes`, 413);
   }
 }
 
 /** A user store failed (unreachable, timed out, refused the service account …). */
 export class ResolverError extends AuthsrvError {
-  constructor(message: string, code = 907) {
+  constructor(message: string, code: ErrorCode = ERR.Resolver) {
     super(message, code);
   }
 }
 
 /** A token operation failed (privacyIDEA's TokenAdminError; 301 unless a more specific code applies). */
 export class TokenAdminError extends AuthsrvError {
-  constructor(message: string, code = 301) {
+  constructor(message: string, code: ErrorCode = ERR.TokenAdmin) {
     super(message, code);
   }
+}
+
+/**
+ * An error authsrv did not expect (a bug, a library failure): HTTP 500 with a generic text. Its
+ * message is never shown; the original error is its `cause`, for the log.
+ */
+export class InternalError extends AuthsrvError {
+  override readonly httpStatus = 500;
+  override readonly expose = false;
+  constructor(cause: unknown) {
+    super('internal error', ERR.Internal);
+    this.cause = cause;
+  }
+}
+
+/** Any thrown value as an authsrv error: its own, or an InternalError around anything else. */
+export function asAuthsrvError(e: unknown): AuthsrvError {
+  return e instanceof AuthsrvError ? e : new InternalError(e);
 }

@@ -94,19 +94,19 @@ export function needsSecondUnquote(userAgent: string | undefined): boolean {
 /** Reads the body, refusing more than `limit` bytes without buffering them. */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) throw new RequestBodyError(`The request body is larger than ${limit} bytes`, 413);
+  if (declared > limit) throw RequestBodyError.tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
-      if (size > limit) throw new RequestBodyError(`The request body is larger than ${limit} bytes`, 413);
+      if (size > limit) throw RequestBodyError.tooLarge(limit);
       chunks.push(chunk as Buffer);
     }
   } catch (e) {
     if (e instanceof RequestBodyError) throw e;
     // The client went away or sent a broken transfer encoding: its fault, not an internal error.
-    throw new RequestBodyError('The request body could not be read', 400);
+    throw RequestBodyError.malformed('The request body could not be read');
   }
   return Buffer.concat(chunks);
 }
@@ -141,7 +141,7 @@ export async function parseParams(raw: RawRequest): Promise<Params> {
           headers: { 'content-type': raw.contentType! },
         }).formData();
       } catch {
-        throw new RequestBodyError('The multipart body is malformed', 400);
+        throw RequestBodyError.malformed('The multipart body is malformed');
       }
       for (const [k, v] of form) {
         if (typeof v === 'string') addForm(k, v);
@@ -160,11 +160,11 @@ function parseJsonObject(body: Buffer, declared: boolean): Record<string, ParamV
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch {
-    if (declared) throw new RequestBodyError('The request body is not valid JSON', 400);
+    if (declared) throw RequestBodyError.malformed('The request body is not valid JSON');
     return {};
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    if (declared) throw new RequestBodyError('The JSON request body must be an object', 400);
+    if (declared) throw RequestBodyError.malformed('The JSON request body must be an object');
     return {};
   }
   return parsed as Record<string, ParamValue>;

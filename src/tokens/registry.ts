@@ -1,7 +1,7 @@
 // The token types, in one table: adding a type is adding its file and one line here. Registering
 // also declares each type's `enroll<TYPE>` rights in the admin (and, if users may enroll it, user)
 // policy scope.
-import { TokenAdminError } from '../errors.ts';
+import { ERR, TokenAdminError } from '../errors.ts';
 import { registerDynamicActions } from '../policy/index.ts';
 import { ApplspecType } from './applspec.ts';
 import { DaypasswordType } from './daypassword.ts';
@@ -64,6 +64,6 @@ export function findTokenType(name: string): TokenType | undefined {
 /** The type of a name; unknown → ERR1610 as privacyIDEA answers an unknown type on init. */
 export function tokenType(name: string): TokenType {
   const t = findTokenType(name);
-  if (!t) throw new TokenAdminError(`Unknown token type '${name}'`, 1610);
+  if (!t) throw new TokenAdminError(`Unknown token type '${name}'`, ERR.UnknownTokenType);
   return t;
 }

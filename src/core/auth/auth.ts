@@ -2,7 +2,7 @@
 // every protected request.
 import { errors as joseErrors, SignJWT } from 'jose';
 import { verifiedClaims } from '../../crypto/index.ts';
-import { AuthCode, AuthError, AuthsrvError, PolicyError } from '../../errors.ts';
+import { AuthError, AuthsrvError, ERR, PolicyError } from '../../errors.ts';
 import { menusFor } from '../../policy/index.ts';
 import type { Caller, Role, Runtime } from '../context.ts';
 import { findUser, type ResolvedUser, realmExists, splitLogin } from '../directory/index.ts';
@@ -42,10 +42,10 @@ export const WRONG_CREDENTIALS = 'Authentication failure. Wrong credentials';
 
 export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult | LoginChallenge> {
   if (req.realm && !(await realmExists(rt, req.realm))) {
-    throw new AuthError(`Authentication failure. Unknown realm: ${req.realm}.`, AuthCode.WrongCredentials);
+    throw new AuthError(`Authentication failure. Unknown realm: ${req.realm}.`, ERR.WrongCredentials);
   }
   if (!req.username) {
-    throw new AuthError('Authentication failure. Missing Username', AuthCode.MissingUsername);
+    throw new AuthError('Authentication failure. Missing Username', ERR.MissingUsername);
   }
   const password = req.password ?? '';
   // A local administrator is matched by the name exactly as sent (admin@realm is never one).
@@ -59,7 +59,7 @@ export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult
     if (outcome && 'challenge' in outcome) return outcome;
     ({ caller, user, detail } = outcome ?? {});
   }
-  if (!caller) throw new AuthError(WRONG_CREDENTIALS, AuthCode.WrongCredentials);
+  if (!caller) throw new AuthError(WRONG_CREDENTIALS, ERR.WrongCredentials);
   const subject = subjectOf(caller, user);
   const rights = await rightsOf(rt, caller, user);
   const token = await issueJwt(rt, caller, rights, await jwtValidity(rt, subject));
@@ -138,7 +138,7 @@ async function loginRealmUser(
     if (!res) return undefined;
     if (!res.value) {
       if (startedChallenges(res.detail)) return { challenge: { ...res.detail, ...PI_LOGIN } };
-      throw new AuthError(WRONG_CREDENTIALS, AuthCode.WrongCredentials, res.detail);
+      throw new AuthError(WRONG_CREDENTIALS, ERR.WrongCredentials, res.detail);
     }
     detail = { ...PI_LOGIN };
   } else if (req.transactionId) {
@@ -183,7 +183,7 @@ export async function verifyJwt(
   client: string,
 ): Promise<Caller> {
   if (!token)
-    throw new AuthError('Authentication failure. Missing Authorization header.', AuthCode.MissingAuthHeader);
+    throw new AuthError('Authentication failure. Missing Authorization header.', ERR.MissingAuthHeader);
   let claims: Record<string, unknown>;
   try {
     claims = await verifiedClaims(rt.keys.jwtSecret, token, rt.clock());
@@ -191,13 +191,13 @@ export async function verifyJwt(
     if (e instanceof joseErrors.JWTExpired) {
       throw new AuthError(
         'Authentication failure. Your token has expired: Signature has expired',
-        AuthCode.TokenExpired,
+        ERR.JwtExpired,
       );
     }
     const reason = e instanceof Error ? e.message : String(e);
     throw new AuthError(
       `Authentication failure. Error decoding the Authorization token: ${reason}`,
-      AuthCode.DecodingError,
+      ERR.JwtInvalid,
     );
   }
   // privacyIDEA checks the role first: any other role (an API key's "validate", …) is a missing right.
@@ -205,13 +205,13 @@ export async function verifyJwt(
   if (!roles.includes(role as Role)) {
     throw new AuthError(
       `Authentication failure. You do not have the necessary role ([${roles.map((r) => `'${r}'`).join(', ')}]) to access this resource!`,
-      AuthCode.MissingRight,
+      ERR.MissingRight,
     );
   }
   if (typeof claims.username !== 'string') {
     throw new AuthError(
       'Authentication failure. Error decoding the Authorization token: invalid claims',
-      AuthCode.DecodingError,
+      ERR.JwtInvalid,
     );
   }
   return {

@@ -1,7 +1,7 @@
 // System configuration entries (/system/setConfig and friends): typed key/value pairs in the
 // database. Password-typed values are sealed with the security module and never leave as clear text.
 import type { Kysely, Transaction } from 'kysely';
-import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
+import { ERR, ParameterError, ResourceNotFoundError } from '../../errors.ts';
 import { isTrue } from '../../is-true.ts';
 import type { Database, Store } from '../../store/index.ts';
 import {
@@ -229,7 +229,7 @@ export async function setDefaults(
     entries.push({ key, value });
   }
   if (entries.length === 0) {
-    throw new ParameterError(`Usage: parameters are: ${DEFAULT_KEYS.join(', ')}`, 77);
+    throw new ParameterError(`Usage: parameters are: ${DEFAULT_KEYS.join(', ')}`, ERR.SetDefaultUsage);
   }
   return setConfig(ctx, entries);
 }

@@ -1,7 +1,7 @@
 // POST /token/init (reference 3.3): enrollment with its pre-policies (token limits,
 // require_description, PIN rules, label/issuer, per-type defaults, verify_enrollment); the type
 // makes the secret and the enrollment detail, this file stores the token.
-import { ParameterError, PolicyError, ResourceNotFoundError, TokenAdminError } from '../../errors.ts';
+import { ERR, ParameterError, PolicyError, ResourceNotFoundError, TokenAdminError } from '../../errors.ts';
 import { isTrue } from '../../is-true.ts';
 import { findTokenType, planTwoStep } from '../../tokens/index.ts';
 import { actionValue, allow, isAllowed } from '../access/index.ts';
@@ -74,7 +74,7 @@ async function verifyEnrollment(
     !(owner && t.owner?.userId === owner.userid && t.owner.resolver === owner.resolver)
   )
     throw new PolicyError('User actions are defined, but the action enroll is not allowed!');
-  if (t.row.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, 1007);
+  if (t.row.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, ERR.TokenLocked);
   if (t.row.rollout_state !== 'verify')
     throw new ParameterError(`The token ${serial} is not waiting for the verification of its enrollment.`);
   const match = t.type.checkOtp(tokenState(ctx, t), otp, ctx.clock());
@@ -92,7 +92,8 @@ export async function initToken(ctx: Context, given: Readonly<Record<string, str
   const params: Record<string, string> = { ...given };
   const typeName = params.type || 'hotp';
   const type = findTokenType(typeName);
-  if (!type) throw new TokenAdminError(`init token failed. Unknown token type: ${typeName}`, 1610);
+  if (!type)
+    throw new TokenAdminError(`init token failed. Unknown token type: ${typeName}`, ERR.UnknownTokenType);
   checkLength('serial', params.serial, LIMITS.serial);
   checkLength('otpkey', params.otpkey, LIMITS.otpkey);
   const owner = await ownerOf(ctx, params);
@@ -190,7 +191,7 @@ export async function initToken(ctx: Context, given: Readonly<Record<string, str
         `init token failed: Token ${serial} already exists with type ${existing.tokentype}. Can not initialize token with new type ${type.type}`,
       );
     }
-    if (existing && existing.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, 1007);
+    if (existing && existing.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, ERR.TokenLocked);
     if (existing && ctx.caller.role === 'user') {
       const [loaded] = await loadRows(ctx, [existing], trx);
       const mine =

@@ -1,6 +1,6 @@
 // GET /token/getserial/<otp>: the token that produced an OTP value.
 import { sql } from 'kysely';
-import { TokenAdminError } from '../../errors.ts';
+import { ERR, TokenAdminError } from '../../errors.ts';
 import type { OtpMatch } from '../../tokens/index.ts';
 import type { Context } from '../context.ts';
 import { hotp, totp } from './resync.ts';
@@ -54,7 +54,8 @@ export async function serialByOtp(
         : totp.matchNear(state, otp, now, window);
     if (match) found.push({ t, match });
   }
-  if (found.length > 1) throw new TokenAdminError('multiple tokens are matching this OTP value!', 1200);
+  if (found.length > 1)
+    throw new TokenAdminError('multiple tokens are matching this OTP value!', ERR.OtpAmbiguous);
   const hit = found[0];
   if (!hit || !(await consumeOtp(ctx, hit.t, hit.match.newCount)))
     return { serial: null, count: rows.length };

@@ -1,7 +1,13 @@
 // Token groups (reference 3.4 `tokengroup`, 3.5 `/token/group`, 6.5 `/tokengroup/`): named groups
 // an administrator defines and puts tokens into; the token record lists the names of its groups.
 import type { Transaction } from 'kysely';
-import { ConfigAdminError, ParameterError, ResourceNotFoundError, TokenAdminError } from '../../errors.ts';
+import {
+  ConfigAdminError,
+  ERR,
+  ParameterError,
+  ResourceNotFoundError,
+  TokenAdminError,
+} from '../../errors.ts';
 import type { Database } from '../../store/index.ts';
 import type { Context, Runtime } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
@@ -115,7 +121,7 @@ async function pickToken(ctx: Context, serial: string): Promise<LoadedToken> {
     return 0;
   });
   const t = tokens[0]!;
-  if (t.row.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, 1007);
+  if (t.row.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, ERR.TokenLocked);
   return t;
 }
 

@@ -2,7 +2,7 @@
 // revoke, reset and delete. Each action first selects and authorizes its tokens (select.ts), then
 // validates everything, and only then writes, in one transaction: bad input or a locked token
 // changes nothing.
-import { ParameterError, PolicyError, TokenAdminError } from '../../errors.ts';
+import { ERR, ParameterError, PolicyError, TokenAdminError } from '../../errors.ts';
 import { allow } from '../access/index.ts';
 import type { Context } from '../context.ts';
 import { userStore } from '../directory/index.ts';
@@ -56,12 +56,12 @@ export async function assignToken(
   }
   if (t.owner) {
     if (ctx.caller.role === 'user')
-      throw new TokenAdminError('Token already assigned to another user.', 1103);
+      throw new TokenAdminError('Token already assigned to another user.', ERR.TokenAssigned);
     const handle = await userStore(ctx, t.owner.resolver).catch(() => undefined);
     const login = handle ? ((await handle.store.findById(t.owner.userId))?.username ?? '') : '';
     throw new TokenAdminError(
       `Token already assigned to user ${userRepr(login, t.owner.realm, t.owner.resolver)}`,
-      1103,
+      ERR.TokenAssigned,
     );
   }
   refuseLocked([t]);

@@ -1,6 +1,6 @@
 // POST /token/lost/<serial>: a temporary password token replaces a lost one, whose owner, realms
 // and PIN it takes over; the lost token is disabled.
-import { TokenAdminError } from '../../errors.ts';
+import { ERR, TokenAdminError } from '../../errors.ts';
 import { randomChars } from '../../policy/index.ts';
 import type { Context } from '../context.ts';
 import { configSnapshot } from '../system/index.ts';
@@ -64,7 +64,11 @@ export interface LostResult {
 export async function lostToken(ctx: Context, serial: string): Promise<LostResult> {
   const p = await pick(ctx, 'losttoken', { serial });
   const t = p.tokens[0]!;
-  if (!t.owner) throw new TokenAdminError('You can only define a lost token for an assigned token.', 2012);
+  if (!t.owner)
+    throw new TokenAdminError(
+      'You can only define a lost token for an assigned token.',
+      ERR.LostTokenUnassigned,
+    );
   refuseLocked([t]);
   const owner = await ownerUser(ctx, t);
   const subject = { owner, realm: t.owner.realm };

@@ -68,7 +68,7 @@ export async function setRandomPins(ctx: Context, sel: Selection): Promise<{ cou
   const first = p.tokens[0]!;
   const target = targetOfOwner(await ownerUser(ctx, first), first.realms[0]);
   const length = Number.parseInt((await actionValue(ctx, 'otp_pin_set_random', target)) ?? '', 10);
-  if (!Number.isInteger(length) || length <= 0) throw new TokenAdminError(EMPTY_RANDOM_PIN, 301);
+  if (!Number.isInteger(length) || length <= 0) throw new TokenAdminError(EMPTY_RANDOM_PIN);
   const pin = await randomPinFor(ctx, length, target, first.row.tokentype);
   const changes = await pinRules(ctx, p.tokens, pin);
   await writePins(ctx, p.tokens, pin, changes);

@@ -4,7 +4,7 @@
 /** ERR1007: revoked (locked) tokens refuse every modification. */
 
 import type { Transaction } from 'kysely';
-import { ParameterError, PolicyError, ResourceNotFoundError, TokenAdminError } from '../../errors.ts';
+import { ERR, ParameterError, PolicyError, ResourceNotFoundError, TokenAdminError } from '../../errors.ts';
 import type { Database } from '../../store/index.ts';
 import { grantedRealms, isAllowed } from '../access/index.ts';
 import type { Context } from '../context.ts';
@@ -157,7 +157,7 @@ export async function pick(ctx: Context, action: string, sel: Selection): Promis
 }
 
 export function refuseLocked(tokens: readonly LoadedToken[]): void {
-  if (tokens.some((t) => t.row.locked === 1)) throw new TokenAdminError(TOKEN_LOCKED, 1007);
+  if (tokens.some((t) => t.row.locked === 1)) throw new TokenAdminError(TOKEN_LOCKED, ERR.TokenLocked);
 }
 
 export async function inTransaction<T>(ctx: Context, work: (trx: Trx) => Promise<T>): Promise<T> {

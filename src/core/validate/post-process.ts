@@ -1,7 +1,7 @@
 // The post-policies of a finished check (reference 4.2.3, in that order): the authorization
 // checks of the deciding token, the user and resolver in the answer, no_detail_on_success/fail,
 // the challenge decorations, deny_access, and hide_specific_error_message.
-import { PolicyError } from '../../errors.ts';
+import { ERR, PolicyError } from '../../errors.ts';
 import type { ResolvedUser } from '../directory/index.ts';
 import { decorateChallenges } from './challenges.ts';
 import { authorizeToken, type Detail, type RequestPolicies } from './policies.ts';
@@ -19,7 +19,10 @@ export function postProcess(
   else if (!res.value && pol.isSet('authorization', 'no_detail_on_fail')) detail = undefined;
   decorateChallenges(detail, pol);
   if (pol.value('authorization', 'authorized') === 'deny_access') {
-    throw new PolicyError('User is not authorized to authenticate under these conditions.', 401);
+    throw new PolicyError(
+      'User is not authorized to authenticate under these conditions.',
+      ERR.ValidateDenied,
+    );
   }
   const challenge = Array.isArray(res.detail.multi_challenge) && res.detail.multi_challenge.length > 0;
   if (!res.value && !challenge && pol.isSet('authentication', 'hide_specific_error_message')) {

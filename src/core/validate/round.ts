@@ -1,7 +1,7 @@
 // One run of check_token_list (reference 4.2.2): what the caller asks, what it gets back, and what
 // every step of the run shares — the tokens in the order they are tried, the settings read once
 // at its start and the instant it runs at.
-import { TokenAdminError } from '../../errors.ts';
+import { ERR, TokenAdminError } from '../../errors.ts';
 import type { Runtime } from '../context.ts';
 import type { ResolvedUser } from '../directory/index.ts';
 import { configFlag, configNumber } from '../system/index.ts';
@@ -57,7 +57,7 @@ export async function startRound(
 ): Promise<Round> {
   const live = candidates.filter((t) => Number(t.row.revoked) !== 1);
   if (live.length === 0)
-    throw new TokenAdminError('This action is not possible, since the token is locked', 1007);
+    throw new TokenAdminError('This action is not possible, since the token is locked', ERR.TokenLocked);
   const disabled = o.pol.values('authentication', 'disabled_token_types').map((v) => v.toLowerCase());
   const tokens = live
     .filter((t) => !disabled.includes(t.type.type))

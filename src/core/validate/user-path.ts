@@ -1,7 +1,7 @@
 // The user path of a check (check_user_pass, reference 4.2.1): auth_cache around it, then the
 // passOnNoUser / passOnNoToken / passthru policies, the audit-counted limits, last_auth, and the
 // user's tokens through check_token_list.
-import { AuthCode, AuthError, UserError } from '../../errors.ts';
+import { AuthError, ERR, UserError } from '../../errors.ts';
 import type { Runtime } from '../context.ts';
 import type { ResolvedUser } from '../directory/index.ts';
 import { type LoadedToken, tokensOfOwner } from '../token/index.ts';
@@ -62,7 +62,7 @@ function unknownUser({ pol, who }: UserRequest): ListResult {
   const names = pol.names('authentication', 'passOnNoUser');
   if (names.length > 0) return accepted(`user does not exist, accepted due to '${names[0]}'`);
   if (pol.isSet('authentication', 'hide_specific_error_message'))
-    throw new AuthError('', AuthCode.WrongCredentials);
+    throw new AuthError('', ERR.WrongCredentials);
   throw new UserError(`User <${who.login}@${who.realm}> does not exist.`);
 }
 
