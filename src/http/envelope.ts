@@ -2,7 +2,7 @@
 // json.dumps(sort_keys=True) and, when enabled, signed with the server's RSA key.
 
 import { pythonJsonDumps, pythonJsonMembers, pythonJsonObject, type Signer } from '../crypto/index.ts';
-import { AuthsrvError } from '../errors.ts';
+import { asAuthsrvError } from '../errors.ts';
 import { API_LEVEL, VERSION } from '../version.ts';
 
 export interface Reply {
@@ -15,7 +15,8 @@ export interface Reply {
 export const VERSION_TEXT = `privacyIDEA ${API_LEVEL} (authsrv ${VERSION})`;
 const THREAD_ID = process.pid;
 
-function authenticationOf(value: unknown, detail: Record<string, unknown> | undefined): string {
+/** result.authentication of an id-2 answer: ACCEPT, REJECT, CHALLENGE or DECLINED (reference 1.1). */
+export function authenticationOf(value: unknown, detail: Record<string, unknown> | undefined): string {
   const v =
     value !== null && typeof value === 'object' && 'auth' in value
       ? (value as { auth: unknown }).auth
@@ -49,16 +50,16 @@ export const INTERNAL_ERROR_TEXT =
   '500 Internal Server Error: The server encountered an internal error and was unable to complete your request. ' +
   'Either the server is overloaded or there is an error in the application.';
 
+/** The error envelope: the code, and the message only when the error may show it (else the generic 500 text). */
 export function errorEnvelope(err: unknown, now: Date): Record<string, unknown> {
-  const known = err instanceof AuthsrvError;
-  const code = known ? err.code : -500;
-  const message = known ? err.wireMessage() : INTERNAL_ERROR_TEXT;
-  const details = known ? err.details : undefined;
+  const failure = asAuthsrvError(err);
+  const message = failure.expose ? failure.wireMessage() : INTERNAL_ERROR_TEXT;
+  const details = failure.expose ? failure.details : undefined;
   return {
     id: 1,
     jsonrpc: '2.0',
     detail: details ? { ...details, threadid: THREAD_ID } : null,
-    result: { status: false, error: { code, message } },
+    result: { status: false, error: { code: failure.code, message } },
     version: VERSION_TEXT,
     time: now.getTime() / 1000,
   };

@@ -1,54 +1,21 @@
 // The shape every endpoint follows: merged parameters, authentication for the roles it admits, the
-// service call, and a reply that the app turns into the envelope. Route files stay declarative.
+// right it checks, the service call, and a reply that the app turns into the envelope. Route files
+// stay declarative; the steps themselves are in src/http/middleware/.
 import type Router from '@koa/router';
-import { allow, type Target, targetOf } from '../core/access/index.ts';
-import { type AuditEntry, newAuditEntry } from '../core/audit/index.ts';
-import { verifyJwt } from '../core/auth/index.ts';
-import { type Caller, type Context, type Role, type Runtime, withCaller } from '../core/context.ts';
-import type { Reply } from './envelope.ts';
-import { type Params, withPathParams } from './params.ts';
+import type Koa from 'koa';
+import type { Role, Runtime } from '../core/context.ts';
+import {
+  auditAction,
+  authenticate,
+  checkRight,
+  type Handler,
+  openRoute,
+  type RouteAction,
+  type RouteTarget,
+  runHandler,
+} from './middleware/index.ts';
 
-/** A non-JSON answer (CSV, reStructuredText, …), sent as a download. */
-export interface FileReply {
-  file: { name: string; contentType: string; body: string | AsyncIterable<string> };
-}
-
-/** An answer without body: only the HTTP status (setStatus, default 204), as /validate/radiuscheck gives. */
-export interface EmptyReply {
-  empty: true;
-}
-
-export interface RequestState {
-  startedAt: Date;
-  client: string;
-  userAgent: string | undefined;
-  params: Params;
-  audit?: AuditEntry;
-  reply?: Reply | FileReply | EmptyReply;
-  /** HTTP status for a successful reply other than 200 (e.g. 503 from readiness). */
-  status?: number;
-}
-
-export interface ApiCall {
-  rt: Runtime;
-  params: Params;
-  audit: AuditEntry;
-  client: string;
-  /** Request headers, names in lower case. */
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-  caller: Caller | undefined;
-  /** The service context of the authenticated caller. */
-  context(): Context;
-  setStatus(status: number): void;
-}
-
-/**
- * The right a protected endpoint checks before its handler runs, for the target its `user`,
- * `realm` and `resolver` parameters name: one action for both roles, or one per role (a role
- * without an entry is not checked). null: the endpoint checks no right, or checks it in its
- * service because the answer depends on a value (custom attributes, audit realms).
- */
-export type RouteAction = string | Partial<Record<Role, string>> | null;
+export type { ApiCall, Handler, RouteAction } from './middleware/index.ts';
 
 interface PublicRoute {
   roles?: undefined;
@@ -64,7 +31,7 @@ interface ProtectedRoute {
   /** Required so that no endpoint forgets its policy check. */
   action: RouteAction;
   /** The target of the check when the endpoint names it otherwise than by user/realm/resolver. */
-  target?: (params: Readonly<Record<string, string>>) => Target;
+  target?: RouteTarget;
   audit?: boolean;
 }
 
@@ -80,23 +47,25 @@ export function anyRoleRoute(action: RouteAction): ProtectedRoute {
   return { roles: ['admin', 'user'], action };
 }
 
-function actionFor(action: RouteAction | undefined, role: Role): string | undefined {
-  if (action === null || action === undefined) return undefined;
-  return typeof action === 'string' ? action : action[role];
-}
-
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-export type Handler = (
-  call: ApiCall,
-) => Promise<Reply | FileReply | EmptyReply> | Reply | FileReply | EmptyReply;
 
 export interface RouteTable {
   add(method: Method | Method[], path: string | string[], options: RouteOptions, handler: Handler): void;
 }
 
-/** privacyIDEA names audit actions by Flask's URL rule: `GET /system/<key>`. */
-function auditAction(method: string, path: string): string {
-  return `${method.toUpperCase()} ${path.replace(/:(\w+)/g, '<$1>')}`;
+/** The steps of one route, in order; a public route has no caller and so no right to check. */
+function routeSteps(
+  rt: Runtime,
+  method: Method,
+  path: string,
+  options: RouteOptions,
+  handler: Handler,
+): Koa.Middleware[] {
+  const open = openRoute(auditAction(method, path), options.audit !== false);
+  const guard = options.roles
+    ? [authenticate(rt, options.roles), checkRight(rt, options.action, options.target)]
+    : [];
+  return [open, ...guard, runHandler(rt, handler)];
 }
 
 export function routeTable(router: Router, rt: Runtime): RouteTable {
@@ -107,53 +76,7 @@ export function routeTable(router: Router, rt: Runtime): RouteTable {
           // Declared the way privacyIDEA declares it (`/system/`), matched with and without the
           // final slash: the router treats a trailing slash as optional only when it is not declared.
           const pattern = path.length > 1 ? path.replace(/\/$/, '') : path;
-          router[method](pattern, async (koa) => {
-            const state = koa.state as RequestState;
-            const ua = state.userAgent;
-            const audit = newAuditEntry(auditAction(method, path), state.startedAt, state.client);
-            [audit.user_agent = '', audit.user_agent_version = ''] = (ua ?? '').split(' ')[0]!.split('/');
-            if (options.audit !== false) state.audit = audit;
-            const params = withPathParams(state.params, koa.params as Record<string, string>, ua);
-            const caller = options.roles
-              ? await verifyJwt(
-                  rt,
-                  koa.get('PI-Authorization') || koa.get('Authorization') || undefined,
-                  options.roles,
-                  state.client,
-                )
-              : undefined;
-            if (caller?.role === 'admin') audit.administrator = caller.username;
-            else if (caller) {
-              audit.user = caller.username;
-              audit.realm = caller.realm;
-            }
-            const action = caller && actionFor(options.action, caller.role);
-            if (caller && action) {
-              const data = params.texts();
-              const target = options.target ? options.target(data) : targetOf(data);
-              await allow(withCaller(rt, caller), action, target, {
-                headers: koa.headers as Record<string, string>,
-                data,
-                method: koa.method,
-                path: koa.path,
-              });
-            }
-            state.reply = await handler({
-              rt,
-              params,
-              audit,
-              client: state.client,
-              headers: koa.headers,
-              caller,
-              context: () => {
-                if (!caller) throw new Error('route without roles asked for a caller context');
-                return withCaller(rt, caller);
-              },
-              setStatus: (s) => {
-                state.status = s;
-              },
-            });
-          });
+          router[method](pattern, ...routeSteps(rt, method, path, options, handler));
         }
       }
     },
