@@ -1,5 +1,5 @@
 // The system configuration (/system/ setConfig and friends), random key material, the security
-// module's state and the GnuPG public keys.
+// module's state, the GnuPG public keys and the node's health (ready to serve or not).
 export {
   CENSORED,
   type ConfigEntry,
@@ -13,4 +13,5 @@ export {
   setConfig,
   setDefaults,
 } from './config.ts';
+export { type Health, health, isReady } from './health.ts';
 export { gpgKeys, hsmStatus, hsmUnlock, randomKey } from './system.ts';
