@@ -7,7 +7,7 @@ import {
   enablePolicy,
   exportPolicies,
   getPolicies,
-  importPolicies,
+  importPoliciesReport,
   LIST_FIELDS,
   type PolicyInput,
   type PolicyView,
@@ -291,20 +291,10 @@ export function policyCommand(): Command {
     .description("create or update the policies of an export file (authsrv's or privacyIDEA's); all or none")
     .action(async (file: string, _o, cmd: Command) => {
       const text = readPolicyFile(file);
-      const lines = await withContext(cmd, async (ctx) => {
-        const before = await getPolicies(ctx);
-        await audited(ctx, 'policy import', file, () => importPolicies(ctx, text));
-        const after = await getPolicies(ctx);
-        // The import succeeded, so the file parses; its section names are the imported policies.
-        return [...parsePolicyFile(text).keys()].map((name) => {
-          const was = before[name];
-          if (was === undefined) return `created ${name}`;
-          return JSON.stringify(was) === JSON.stringify(after[name])
-            ? `unchanged ${name}`
-            : `updated ${name}`;
-        });
-      });
-      for (const line of lines) console.log(line);
+      const imported = await withContext(cmd, (ctx) =>
+        audited(ctx, 'policy import', file, () => importPoliciesReport(ctx, text)),
+      );
+      for (const { name, outcome } of imported) console.log(`${outcome} ${name}`);
     });
   return policy;
 }

@@ -1,5 +1,6 @@
 // Policies (/policy/): stored, validated, listed, imported and exported, and kept compiled per
 // database behind the policy change counter for the matching engine (src/policy).
+export { type ImportedPolicy, importPoliciesReport, type PolicyImportOutcome } from './import-report.ts';
 export {
   checkPolicy,
   compiledPolicies,
