@@ -10,6 +10,7 @@ import {
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../core/context.ts';
+import { closeUserStores } from '../core/directory/index.ts';
 import { createApp } from './app.ts';
 
 export interface RunningServer {
@@ -58,4 +59,14 @@ export async function startServer(rt: Runtime): Promise<RunningServer> {
         }
       }),
   };
+}
+
+/**
+ * The end of serving: in-flight requests finished (keep-alive clients told to close), the user
+ * stores' connections closed, then the database (after the audit rows still being batched).
+ */
+export async function closeServing(rt: Runtime, server: Pick<RunningServer, 'close'>): Promise<void> {
+  await server.close();
+  await closeUserStores(rt);
+  await rt.store.close();
 }
