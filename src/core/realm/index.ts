@@ -1,4 +1,5 @@
 // Realms (/realm/): named, ordered groups of resolvers, and the default realm.
+export { defaultRealmView } from './default-realm.ts';
 export {
   clearDefaultRealm,
   deleteRealm,

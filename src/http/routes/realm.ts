@@ -1,8 +1,7 @@
-import { defaultRealm } from '../../core/directory/index.ts';
 import {
   clearDefaultRealm,
+  defaultRealmView,
   deleteRealm,
-  listRealms,
   setDefaultRealm,
   setRealm,
   superuserRealms,
@@ -55,12 +54,9 @@ export function realmRoutes(r: RouteTable): void {
     audit.realm = params.required('realm');
     return { value: await deleteRealm(context(), params.required('realm')) };
   });
-  r.add('get', '/defaultrealm', adminRoute(null), async ({ context }) => {
-    const name = await defaultRealm(context());
-    if (!name) return { value: {} };
-    const all = await listRealms(context());
-    return { value: { [name]: all[name] } };
-  });
+  r.add('get', '/defaultrealm', adminRoute(null), async ({ context }) => ({
+    value: await defaultRealmView(context()),
+  }));
   r.add('post', '/defaultrealm/:realm', adminRoute('resolverwrite'), async ({ params, context, audit }) => {
     audit.realm = params.required('realm');
     return { value: await setDefaultRealm(context(), params.required('realm')) };
