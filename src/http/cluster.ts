@@ -56,6 +56,15 @@ export function leaveCluster(): void {
   cluster.worker?.disconnect();
 }
 
+/**
+ * When a worker that lived `lived` ms is replaced: the delay doubles while workers keep dying young,
+ * so that a crash loop does not spin, and starts over after a worker that ran stably.
+ */
+export function restartBackoff(quickDeaths: number, lived: number): { quickDeaths: number; delay: number } {
+  const deaths = lived < STABLE_AFTER_MS ? quickDeaths + 1 : 1;
+  return { quickDeaths: deaths, delay: Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** (deaths - 1)) };
+}
+
 export interface WorkerPool {
   /** Where the workers listen. */
   url: string;
@@ -151,10 +160,10 @@ class Supervisor {
     this.restarts.add(timer);
   }
 
-  /** Doubling delays while workers keep dying young, so that a crash loop does not spin. */
   private restartDelay(lived: number): number {
-    this.quickDeaths = lived < STABLE_AFTER_MS ? this.quickDeaths + 1 : 1;
-    return Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** (this.quickDeaths - 1));
+    const next = restartBackoff(this.quickDeaths, lived);
+    this.quickDeaths = next.quickDeaths;
+    return next.delay;
   }
 
   async stop(signal: NodeJS.Signals): Promise<void> {
