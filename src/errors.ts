@@ -61,15 +61,22 @@ export const ERR = {
 
 export type ErrorCode = (typeof ERR)[keyof typeof ERR];
 
-/** The HTTP status of a service-level failure: privacyIDEA's clients read it from result.status. */
-const SERVICE_FAILURE_STATUS = 200;
+/** The HTTP statuses of failures (the specification's Errors table). */
+const HTTP = {
+  /** A service-level failure: privacyIDEA's clients read it from result.status. */
+  ServiceFailure: 200,
+  BadRequest: 400,
+  Unauthorized: 401,
+  PayloadTooLarge: 413,
+  InternalServerError: 500,
+} as const;
 
 export class AuthsrvError extends Error {
   readonly code: ErrorCode;
   /** Extra data for `detail` (rarely used). */
   readonly details: Record<string, unknown> | undefined;
   /** The HTTP status of the answer (the specification's Errors table). */
-  readonly httpStatus: number = SERVICE_FAILURE_STATUS;
+  readonly httpStatus: number = HTTP.ServiceFailure;
   /** Whether the client is shown the message; a hidden one is answered with a generic text. */
   readonly expose: boolean = true;
 
@@ -88,7 +95,7 @@ export class AuthsrvError extends Error {
 
 /** Authentication failures: HTTP 401, plain message without the ERR prefix. */
 export class AuthError extends AuthsrvError {
-  override readonly httpStatus = 401;
+  override readonly httpStatus = HTTP.Unauthorized;
   constructor(message: string, code: ErrorCode = ERR.WrongCredentials, details?: Record<string, unknown>) {
     super(message, code, details);
   }
@@ -147,16 +154,16 @@ export class DatabaseError extends AuthsrvError {
  * that status and the envelope of a ParameterError.
  */
 export class RequestBodyError extends ParameterError {
-  override readonly httpStatus: 400 | 413;
-  private constructor(message: string, httpStatus: 400 | 413) {
+  override readonly httpStatus: typeof HTTP.BadRequest | typeof HTTP.PayloadTooLarge;
+  private constructor(message: string, httpStatus: RequestBodyError['httpStatus']) {
     super(message);
     this.httpStatus = httpStatus;
   }
   static malformed(message: string): RequestBodyError {
-    return new RequestBodyError(message, 400);
+    return new RequestBodyError(message, HTTP.BadRequest);
   }
   static tooLarge(limit: number): RequestBodyError {
-    return new RequestBodyError(`The request body is larger than ${limit} bytes`, 413);
+    return new RequestBodyError(`The request body is larger than ${limit} bytes`, HTTP.PayloadTooLarge);
   }
 }
 
@@ -179,7 +186,7 @@ export class TokenAdminError extends AuthsrvError {
  * message is never shown; the original error is its `cause`, for the log.
  */
 export class InternalError extends AuthsrvError {
-  override readonly httpStatus = 500;
+  override readonly httpStatus = HTTP.InternalServerError;
   override readonly expose = false;
   constructor(cause: unknown) {
     super('internal error', ERR.Internal);
