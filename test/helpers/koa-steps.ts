@@ -73,3 +73,28 @@ export function recordingLog() {
     };
   return { lines, log: { error: at('error'), warn: at('warn'), info: at('info') } };
 }
+
+export interface StepOutcome {
+  /** What the step threw, if anything. */
+  thrown?: unknown;
+  /** Whether the step let the next one run. */
+  nextRan: boolean;
+}
+
+/** `step` between a catcher of what it throws and a stand-in for the steps after it. */
+export function aroundStep(step: Koa.Middleware): { seen: StepOutcome; steps: Koa.Middleware[] } {
+  const seen: StepOutcome = { nextRan: false };
+  const catcher: Koa.Middleware = async (koa, next) => {
+    try {
+      await next();
+    } catch (e) {
+      seen.thrown = e;
+      koa.status = 204;
+    }
+  };
+  const after: Koa.Middleware = async (koa) => {
+    seen.nextRan = true;
+    koa.status = 204;
+  };
+  return { seen, steps: [catcher, step, after] };
+}

@@ -1,4 +1,3 @@
-import type Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAuditEntry } from '../../../src/core/audit/index.ts';
 import { addAdmin, login } from '../../../src/core/auth/index.ts';
@@ -6,7 +5,7 @@ import type { Role } from '../../../src/core/context.ts';
 import { AuthError, ERR } from '../../../src/errors.ts';
 import { authenticate } from '../../../src/http/middleware/index.ts';
 import { Params } from '../../../src/http/params.ts';
-import { runSteps, startedState } from '../../helpers/koa-steps.ts';
+import { aroundStep, runSteps, startedState } from '../../helpers/koa-steps.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 describe('authenticate', () => {
@@ -27,21 +26,9 @@ describe('authenticate', () => {
   afterAll(async () => t?.close());
 
   async function run(roles: Role[], headers: Record<string, string>) {
-    const seen: { thrown?: unknown; nextRan: boolean } = { nextRan: false };
-    const catcher: Koa.Middleware = async (koa, next) => {
-      try {
-        await next();
-      } catch (e) {
-        seen.thrown = e;
-        koa.status = 204;
-      }
-    };
-    const after: Koa.Middleware = async (koa) => {
-      seen.nextRan = true;
-      koa.status = 204;
-    };
     const audit = newAuditEntry('GET /token/', new Date());
-    const { state } = await runSteps([catcher, authenticate(t.rt, roles), after], {
+    const { seen, steps } = aroundStep(authenticate(t.rt, roles));
+    const { state } = await runSteps(steps, {
       headers,
       state: startedState({ route: { params: new Params({}), audit } }),
     });

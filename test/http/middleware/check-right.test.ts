@@ -1,4 +1,3 @@
-import type Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAuditEntry } from '../../../src/core/audit/index.ts';
 import type { Caller } from '../../../src/core/context.ts';
@@ -8,7 +7,7 @@ import { saveResolver } from '../../../src/core/resolver/index.ts';
 import { PolicyError } from '../../../src/errors.ts';
 import { checkRight, type RouteAction, type RouteTarget } from '../../../src/http/middleware/index.ts';
 import { Params } from '../../../src/http/params.ts';
-import { runSteps, startedState } from '../../helpers/koa-steps.ts';
+import { aroundStep, runSteps, startedState } from '../../helpers/koa-steps.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 import { writePasswdFile } from '../../helpers/user-stores.ts';
 
@@ -27,21 +26,9 @@ describe('checkRight', () => {
   afterAll(async () => t?.close());
 
   async function check(action: RouteAction, params: Record<string, string>, target?: RouteTarget) {
-    const seen: { thrown?: unknown; nextRan: boolean } = { nextRan: false };
-    const catcher: Koa.Middleware = async (koa, next) => {
-      try {
-        await next();
-      } catch (e) {
-        seen.thrown = e;
-        koa.status = 204;
-      }
-    };
-    const after: Koa.Middleware = async (koa) => {
-      seen.nextRan = true;
-      koa.status = 204;
-    };
     const route = { params: new Params(params), audit: newAuditEntry('GET /x', new Date()), caller: ALICE };
-    await runSteps([catcher, checkRight(t.rt, action, target), after], { state: startedState({ route }) });
+    const { seen, steps } = aroundStep(checkRight(t.rt, action, target));
+    await runSteps(steps, { state: startedState({ route }) });
     return seen;
   }
 
