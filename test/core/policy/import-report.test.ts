@@ -7,12 +7,13 @@ import {
   setPolicy,
 } from '../../../src/core/policy/index.ts';
 import { ParameterError } from '../../../src/errors.ts';
+import { testDialects } from '../../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
-describe('importPoliciesReport', () => {
+describe.each(testDialects())('importPoliciesReport on %s', (dialect) => {
   let t: TestRuntime;
   beforeAll(async () => {
-    t = await openTestRuntime('sqlite');
+    t = await openTestRuntime(dialect);
   });
   afterAll(async () => t?.close());
 

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clearDefaultRealm, defaultRealmView, listRealms, setRealm } from '../../../src/core/realm/index.ts';
 import { saveResolver } from '../../../src/core/resolver/index.ts';
+import { testDialects } from '../../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 import { writePasswdFile } from '../../helpers/user-stores.ts';
 
-describe('defaultRealmView', () => {
+describe.each(testDialects())('defaultRealmView on %s', (dialect) => {
   let t: TestRuntime;
   beforeAll(async () => {
-    t = await openTestRuntime('sqlite');
+    t = await openTestRuntime(dialect);
   });
   afterAll(async () => t?.close());
 

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../../src/core/context.ts';
 import { health, isReady } from '../../../src/core/system/index.ts';
+import { testDialects } from '../../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
-describe('health', () => {
+describe.each(testDialects())('health on %s', (dialect) => {
   let t: TestRuntime;
   beforeAll(async () => {
-    t = await openTestRuntime('sqlite');
+    t = await openTestRuntime(dialect);
   });
   afterAll(async () => t?.close());
 
