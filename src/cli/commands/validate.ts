@@ -1,15 +1,8 @@
 import { Command } from 'commander';
-import { newAuditEntry, writeAudit } from '../../core/audit/index.ts';
-import { type CheckResult, check } from '../../core/validate/index.ts';
+import { auditedCliAction } from '../../core/audit/index.ts';
+import { answerOf, check } from '../../core/validate/index.ts';
 import { ParameterError } from '../../errors.ts';
 import { printJson, readStdinLine, withContext } from '../common.ts';
-
-type Outcome = 'ACCEPT' | 'REJECT' | 'CHALLENGE';
-
-function outcomeOf(res: CheckResult): Outcome {
-  const challenge = Array.isArray(res.detail?.multi_challenge) && res.detail.multi_challenge.length > 0;
-  return res.value ? 'ACCEPT' : challenge ? 'CHALLENGE' : 'REJECT';
-}
 
 interface CheckOptions {
   user?: string;
@@ -40,40 +33,35 @@ export function validateCommand(): Command {
       if (!o.passStdin)
         throw new ParameterError('The password is read from standard input: pipe it in with --pass-stdin');
       const pass = await readStdinLine();
-      const res = await withContext(cmd, async (ctx) => {
-        // One audit row, as the API writes for /validate/check: success is the verdict.
-        const entry = newAuditEntry('CLI validate check', ctx.clock(), o.client ?? '');
-        entry.administrator = ctx.caller.username;
-        entry.user_agent = 'authsrv-cli';
-        entry.user = o.user ?? '';
-        entry.realm = o.realm ?? '';
-        entry.serial = o.serial ?? '';
-        try {
-          const r = await check(ctx, {
-            user: o.user,
-            realm: o.realm,
-            serial: o.serial,
-            pass,
-            transactionId: o.transactionId,
-            client: o.client ?? '',
-          });
-          entry.user = r.audit.user;
-          entry.realm = r.audit.realm;
-          entry.resolver = r.audit.resolver;
-          entry.serial = r.audit.serial;
-          entry.token_type = r.audit.tokenType;
-          entry.info = r.audit.info;
-          entry.authentication = outcomeOf(r);
-          entry.success = r.value;
-          return r;
-        } catch (e) {
-          entry.info = (e as Error).message;
-          throw e;
-        } finally {
-          await writeAudit(ctx, entry);
-        }
-      });
-      const outcome = outcomeOf(res);
+      const input = { user: o.user, realm: o.realm, serial: o.serial, pass, transactionId: o.transactionId };
+      // One audit row, as the API writes for /validate/check: success is the verdict.
+      const res = await withContext(cmd, (ctx) =>
+        auditedCliAction(
+          ctx,
+          {
+            command: 'validate check',
+            detail: '',
+            fields: {
+              user: o.user ?? '',
+              realm: o.realm ?? '',
+              serial: o.serial ?? '',
+              client: o.client ?? '',
+            },
+          },
+          () => check(ctx, { ...input, client: o.client ?? '' }),
+          (r) => ({
+            user: r.audit.user,
+            realm: r.audit.realm,
+            resolver: r.audit.resolver,
+            serial: r.audit.serial,
+            token_type: r.audit.tokenType,
+            info: r.audit.info,
+            authentication: answerOf(r),
+            success: r.value,
+          }),
+        ),
+      );
+      const outcome = answerOf(res);
       if (o.json) printJson({ authentication: outcome, value: res.value, detail: res.detail ?? null });
       else {
         const message = typeof res.detail?.message === 'string' ? res.detail.message : '';

@@ -5,9 +5,15 @@ import type { Context } from '../context.ts';
 import type { AuditEntry } from './columns.ts';
 import { newAuditEntry, writeAudit } from './write.ts';
 
-/** The columns of a CLI action's row the API fills for the same action (user, realm, serial …). */
+/**
+ * The columns of a CLI action's row the API fills for the same action (user, realm, serial …);
+ * from a result also its outcome (an authentication's verdict is its success).
+ */
 export type CliActionFields = Partial<
-  Pick<AuditEntry, 'user' | 'realm' | 'resolver' | 'serial' | 'token_type'>
+  Pick<
+    AuditEntry,
+    'user' | 'realm' | 'resolver' | 'serial' | 'token_type' | 'client' | 'authentication' | 'info' | 'success'
+  >
 >;
 
 export interface CliAction {
@@ -39,7 +45,7 @@ export async function recordCliAction(ctx: Context, action: CliAction, startedAt
 
 /**
  * Runs a command and writes its row, successful or not; `fromResult` gives the columns known only
- * from the result (a generated serial).
+ * from the result (a generated serial; the verdict of an authentication).
  */
 export async function auditedCliAction<T>(
   ctx: Context,

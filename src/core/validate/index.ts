@@ -3,6 +3,6 @@
 // transaction.
 export { pollTransaction } from './challenge-store.ts';
 export { check, checkApiKey, clientCheck } from './check.ts';
-export type { CheckAudit, CheckInput, CheckResult } from './request.ts';
+export { answerOf, type CheckAnswer, type CheckAudit, type CheckInput, type CheckResult } from './request.ts';
 export { samlAttributes } from './saml.ts';
 export { triggerChallenge } from './trigger.ts';

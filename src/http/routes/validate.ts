@@ -4,6 +4,7 @@
 import type { AuditEntry } from '../../core/audit/index.ts';
 import type { ClientSeen } from '../../core/client/index.ts';
 import {
+  answerOf,
   type CheckAudit,
   type CheckInput,
   checkApiKey,
@@ -86,8 +87,7 @@ export function validateRoutes(r: RouteTable): void {
   r.add(methods, '/validate/radiuscheck', {}, async ({ rt, params, audit, client, headers, setStatus }) => {
     const res = await clientCheck(rt, clientOf(client, headers), () => checkInput(params, audit, headers));
     recordAudit(audit, res.audit);
-    const challenge = Array.isArray(res.detail?.multi_challenge) && res.detail.multi_challenge.length > 0;
-    audit.authentication = res.value ? 'ACCEPT' : challenge ? 'CHALLENGE' : 'REJECT';
+    audit.authentication = answerOf(res);
     setStatus(res.value ? 204 : 400);
     return { empty: true };
   });
