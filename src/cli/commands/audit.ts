@@ -4,10 +4,10 @@ import { Command } from 'commander';
 import { parseDuration } from '../../config/index.ts';
 import {
   type AuditQuery,
-  auditCsvLines,
   countAudit,
   rotateAudit,
   searchAudit,
+  startAuditExport,
   verifyAudit,
 } from '../../core/audit/index.ts';
 import { ParameterError } from '../../errors.ts';
@@ -76,11 +76,12 @@ export function auditCommand(): Command {
     .action(async (words: string[], o: { csv?: string; timelimit?: string }, cmd: Command) => {
       const query: AuditQuery = { filters: filtersOf(words), timelimit: o.timelimit };
       await withContext(cmd, async (ctx) => {
-        const total = await countAudit(ctx, query);
+        const exported = await startAuditExport(ctx, query);
+        const total = await exported.count();
         const out = o.csv ? createWriteStream(o.csv, { mode: 0o600 }) : process.stdout;
         const progress = o.csv ? new Progress('exporting', total) : undefined;
         let n = 0;
-        for await (const line of auditCsvLines(ctx, query)) {
+        for await (const line of exported.lines) {
           if (!out.write(line)) await once(out, 'drain');
           if (++n % 1000 === 0) progress?.update(n);
         }

@@ -4,7 +4,7 @@
 
 export { auditedCliAction, type CliActionFields, recordCliAction } from './cli-action.ts';
 export type { AuditEntry } from './columns.ts';
-export { auditCsvLines, countAudit } from './csv.ts';
+export { type AuditExport, auditCsvLines, countAudit, startAuditExport } from './csv.ts';
 export type { AuditQuery } from './query.ts';
 export {
   type AuditRotation,

@@ -1,4 +1,4 @@
-import { type AuditQuery, auditCsvLines, searchAudit } from '../../core/audit/index.ts';
+import { type AuditQuery, searchAudit, startAuditExport } from '../../core/audit/index.ts';
 import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
 import { adminRoute, anyRoleRoute, type RouteTable } from '../route.ts';
@@ -45,10 +45,8 @@ export function auditRoutes(r: RouteTable): void {
     { ...adminRoute('auditlog_download'), target: NO_TARGET },
     async ({ params, context }) => {
       const name = params.required('csvfile');
-      const query = auditQuery(params);
-      // Validates the filters before the download starts, so a bad one is an error, not a broken file.
-      await searchAudit(context(), { ...query, page: 1, pageSize: 1 });
-      return { file: { name, contentType: 'text/csv', body: auditCsvLines(context(), query) } };
+      const { lines } = await startAuditExport(context(), auditQuery(params));
+      return { file: { name, contentType: 'text/csv', body: lines } };
     },
   );
 }

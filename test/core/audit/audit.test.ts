@@ -6,6 +6,7 @@ import {
   newAuditEntry,
   rotateAudit,
   searchAudit,
+  startAuditExport,
   verifyAudit,
   writeAudit,
 } from '../../../src/core/audit/index.ts';
@@ -315,6 +316,17 @@ describe.each(testDialects())('audit service on %s', (dialect) => {
       expect(filtered).toHaveLength(2);
       expect(filtered[0]).toContain("'alice'");
       expect(filtered[1]).toContain("'alice_x'");
+    });
+
+    it('starts an export only with valid filters, and counts what it will write', async () => {
+      await expect(startAuditExport(operator(t.rt), { filters: {}, timelimit: 'never' })).rejects.toThrow(
+        ParameterError,
+      );
+      const exported = await startAuditExport(operator(t.rt), { filters: { user: 'ali*' } });
+      expect(await exported.count()).toBe(2);
+      const lines: string[] = [];
+      for await (const l of exported.lines) lines.push(l);
+      expect(lines).toHaveLength(2);
     });
 
     it('reports a tampered row as sig_check FAIL and a deleted row as missing_line FAIL', async () => {
