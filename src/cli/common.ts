@@ -71,7 +71,7 @@ export async function readNewPassword(fromStdin: boolean): Promise<string> {
   if (fromStdin) return readStdinLine();
   if (!process.stdin.isTTY)
     throw new ParameterError('No terminal to ask for a password: pipe it in with --password-stdin');
-  const { password: promptPassword } = await import('@inquirer/prompts');
+  const { default: promptPassword } = await import('@inquirer/password');
   const first = await promptPassword({ message: 'New password:', mask: '*' });
   const second = await promptPassword({ message: 'Repeat password:', mask: '*' });
   if (first !== second) throw new ParameterError('The passwords do not match');

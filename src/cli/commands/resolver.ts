@@ -78,7 +78,7 @@ async function readSecrets(keys: string[], fromStdin: boolean): Promise<Record<s
   if (!process.stdin.isTTY) {
     throw new ParameterError(`No terminal to ask for ${keys.join(', ')}: pipe it in with --password-stdin`);
   }
-  const { password: promptPassword } = await import('@inquirer/prompts');
+  const { default: promptPassword } = await import('@inquirer/password');
   for (const key of keys) {
     const value = await promptPassword({ message: `${key}:`, mask: '*' });
     if (value === '') throw new ParameterError(`No value entered for ${key}`);
