@@ -1,6 +1,6 @@
 // Every resolver type authsrv knows, by its API type name.
 import { ParameterError } from '../errors.ts';
-import { ldapResolver } from './ldap.ts';
+import { ldapResolver } from './ldap/index.ts';
 import { passwdResolver } from './passwd.ts';
 import { scimResolver } from './scim.ts';
 import { sqlResolver } from './sql.ts';

@@ -18,9 +18,9 @@ import {
   type SlapdFixture,
   slapdUser,
   startSlapd,
-} from '../../scripts/fixtures/slapd.ts';
-import { ldapResolver } from '../../src/resolvers/ldap.ts';
-import type { ResolverSettings, StoreEnvironment, UserStore } from '../../src/resolvers/user-store.ts';
+} from '../../../scripts/fixtures/slapd.ts';
+import { ldapResolver } from '../../../src/resolvers/ldap/index.ts';
+import type { ResolverSettings, StoreEnvironment, UserStore } from '../../../src/resolvers/user-store.ts';
 
 const GENERATED = 1200;
 const SERVER_SIZE_LIMIT = 500;
@@ -862,6 +862,61 @@ describe('ldapresolver editable stores', () => {
     expect(await plain.findById(`uid=we\\,ird\\+\\"name\\",${EDITABLE_DN}`)).toMatchObject({ userid: wid });
     expect(await plain.findByLogin(weird)).toMatchObject({ username: weird, userid: wid });
     await plain.delete!((await plain.findByLogin(weird))!);
+  });
+
+  it('stores the naming value as given, not a misread of its escaped trailing blank', async () => {
+    const store = admin({
+      DN_TEMPLATE: `cn=<givenname> <surname>,${EDITABLE_DN}`,
+      USERINFO: '{"givenname": "givenName", "surname": "sn", "cn": "cn"}',
+    });
+    const id = await store.create!({ username: 'odd2', givenname: '#Odd,', surname: 'One+Two ' }, 'x');
+    const odd = await store.findById(id);
+    expect(odd).toMatchObject({ userid: id, cn: '#Odd, One+Two ' });
+    await store.delete!(odd!);
+  });
+
+  it('finds, searches and binds users whose names hold * ( ) \\ literally (ldapts escaping)', async () => {
+    const store = admin();
+    const nasty = 'st*r(x)\\y';
+    const id = await store.create!({ username: nasty, surname: 'N' }, 'nastypass');
+    expect(id).toBe(`uid=st*r(x)\\5Cy,${EDITABLE_DN}`);
+    const user = await store.findByLogin(nasty);
+    expect(user).toMatchObject({ userid: id, username: nasty });
+    expect(await store.checkPassword(user!, 'nastypass')).toBe(true);
+    // Read as filter syntax these would match the user; as values they match only themselves.
+    for (const login of ['st*', 'st*r(x)*', 'st*r\\28x\\29\\5cy', `${nasty}\0`]) {
+      expect(await store.findByLogin(login), login).toBeUndefined();
+    }
+    expect((await store.search({ username: 'st*(x)\\*' }, 10)).map((u) => u.username)).toEqual([nasty]);
+    expect(await store.search({ username: 'st*(y)*' }, 10)).toEqual([]);
+    expect(await store.search({ username: 'st*\0*' }, 10)).toEqual([]);
+    await store.delete!(user!);
+  });
+
+  it('reads DNs in every RFC 4514 spelling: escapes, hex pairs, case, blanks, multi-valued RDNs', async () => {
+    const store = admin({ DN_TEMPLATE: `uid=<username>+sn=<surname>,${EDITABLE_DN}` });
+    const id = await store.create!({ username: 'multi,val', surname: 'Sur "Q"+1' }, 'x');
+    // slapd puts the RDN's values in its own order and spells the escapes in hex.
+    expect(id).toBe(`sn=Sur \\22Q\\22\\2B1+uid=multi\\2Cval,${EDITABLE_DN}`);
+    for (const spelling of [
+      `uid=multi\\,val+sn=Sur \\"Q\\"\\+1,${EDITABLE_DN}`,
+      `SN=sur \\22q\\22\\2b1 + UID=MULTI\\2cVAL , OU=Editable, DC=Example, DC=org`,
+    ]) {
+      expect(await store.findById(spelling), spelling).toMatchObject({ userid: id, username: 'multi,val' });
+    }
+    // LDAPBASE in hex pairs is the same base: the DN lies under it.
+    const hexBase = admin({ LDAPBASE: 'ou=edit\\61ble,dc=example,dc=org' });
+    expect(await hexBase.findById(id)).toMatchObject({ userid: id, surname: 'Sur "Q"+1' });
+    // An escaped comma is no separator: this DN does not lie under LDAPBASE.
+    expect(await hexBase.findById(`uid=multi\\,val+sn=x\\,ou=editable\\,dc=example,dc=org`)).toBeUndefined();
+
+    const user = (await store.findById(id))!;
+    // sn names the entry: the same value (in other case) is no change, another one is refused.
+    await store.update!(user, { surname: 'SUR "q"+1', email: 'multi@example.org' }, undefined);
+    expect(await store.findById(id)).toMatchObject({ surname: 'Sur "Q"+1', email: 'multi@example.org' });
+    await expect(store.update!(user, { surname: 'Other' }, undefined)).rejects.toMatchObject({ code: 905 });
+    await store.delete!(user);
+    expect(await store.findById(id)).toBeUndefined();
   });
 
   it('returns the UIDTYPE attribute of a new user as its id', async () => {

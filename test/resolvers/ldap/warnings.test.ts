@@ -1,7 +1,8 @@
 // The privacyIDEA LDAP settings that are accepted but not used: which values are named, and how.
 // No directory is needed: the settings are only looked at.
 import { describe, expect, it } from 'vitest';
-import { ignoredSettings, ldapResolver } from '../../src/resolvers/ldap.ts';
+import { ldapResolver } from '../../../src/resolvers/ldap/index.ts';
+import { ignoredSettings } from '../../../src/resolvers/ldap/warnings.ts';
 
 const BASE = { LDAPURI: 'ldap://127.0.0.1:9', LDAPBASE: 'dc=example,dc=org' };
 const GROUPS = 'group lookups are not supported, users get no group memberships.';
