@@ -3,7 +3,7 @@ import { ParameterError } from '../errors.ts';
 import { ldapResolver } from './ldap/index.ts';
 import { passwdResolver } from './passwd.ts';
 import { scimResolver } from './scim.ts';
-import { sqlResolver } from './sql.ts';
+import { sqlResolver } from './sql/index.ts';
 import type { ResolverKind } from './user-store.ts';
 
 const KINDS: readonly ResolverKind[] = [passwdResolver, ldapResolver, sqlResolver, scimResolver];

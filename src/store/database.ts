@@ -1,28 +1,15 @@
-// Opens the database named by a URL: sqlite:<path> (embedded default), postgres://… or
-// mysql://… / mariadb://…. Everything above this file sees one Kysely instance and a dialect name.
-import { existsSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
-import {
-  CompiledQuery,
-  type DatabaseConnection,
-  Kysely,
-  MysqlDialect,
-  PostgresDialect,
-  SqliteAdapter,
-  type SqliteDatabase,
-  SqliteDialect,
-  type SqliteDialectConfig,
-  SqliteDriver,
-  SqliteQueryCompiler,
-} from 'kysely';
+// Opens authsrv's database named by a URL: sqlite:<path> (embedded default), postgres://… or
+// mysql://… / mariadb://… (through the pool factory, pool.ts), and runs its migrations. Everything
+// above this file sees one Kysely instance and a dialect name.
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { DatabaseError } from '../errors.ts';
 import type { Dialect } from './dialect.ts';
 import { migrationProvider } from './migrations.ts';
-import { namedStatementsSetting, namingClient } from './pg-named-statements.ts';
+import { namedStatementsSetting } from './pg-named-statements.ts';
+import { type DatabaseTarget, openPool, type PoolOptions } from './pool.ts';
 import type { Database } from './schema.ts';
-import { sqliteNativeBinding } from './sqlite-binding.ts';
 
 export interface Store {
   db: Kysely<Database>;
@@ -44,104 +31,6 @@ function storeOf(db: Kysely<Database>, dialect: Dialect): Store {
       await db.destroy();
     },
   };
-}
-
-/**
- * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its migrator would
- * run migrations without a transaction and without a lock: two processes starting on a fresh
- * database (server and CLI) would both create the tables, and a failed migration would stay half
- * applied. Saying yes makes the migrator run all pending migrations in one transaction.
- */
-class TransactionalSqliteAdapter extends SqliteAdapter {
-  override get supportsTransactionalDdl(): boolean {
-    return true;
-  }
-}
-
-/**
- * Every transaction takes the write lock when it begins (waiting up to busy_timeout for another
- * process to finish), instead of when it first writes: a deferred transaction that read first and
- * then found another process had written meanwhile fails at once with SQLITE_BUSY, whatever the
- * busy timeout. Within one process Kysely's single SQLite connection serialises transactions anyway.
- */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-/**
- * Every value goes into the SQL as `+?` instead of `?`. SQLite re-plans a prepared statement on
- * every run whose bound value the planner looked at (with a join, a bare `col = ?` is one): for
- * the joined token query of a login that is a full re-compile, 15–25 µs, each time. The unary plus
- * leaves value, type and affinity as they are and still lets the column's index be used, but the
- * planner no longer reads the value, so the compiled statement is kept.
- */
-export class StablePlanSqliteQueryCompiler extends SqliteQueryCompiler {
-  protected override getCurrentParameterPlaceholder(): string {
-    return '+?';
-  }
-}
-
-class LockingSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig;
-  constructor(config: SqliteDialectConfig) {
-    super(config);
-    this.#config = config;
-  }
-  override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver(this.#config);
-  }
-  override createAdapter(): SqliteAdapter {
-    return new TransactionalSqliteAdapter();
-  }
-  override createQueryCompiler(): SqliteQueryCompiler {
-    return new StablePlanSqliteQueryCompiler();
-  }
-}
-
-/**
- * better-sqlite3 compiles the SQL again on every prepare(), and Kysely prepares every query it
- * runs; the queries of a login are the same few texts each time. This keeps the compiled
- * statements of the most recent texts (Kysely never streams here, so a statement is never busy
- * when it is handed out again).
- */
-export function statementCache(sqlite: BetterSqlite3.Database, size = 512): SqliteDatabase {
-  const cache = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => sqlite.close(),
-    prepare(sql: string) {
-      let statement = cache.get(sql);
-      if (statement) {
-        // Most recently used last: the first key is the one to evict.
-        cache.delete(sql);
-      } else {
-        statement = sqlite.prepare(sql);
-        if (cache.size >= size) cache.delete(cache.keys().next().value as string);
-      }
-      cache.set(sql, statement);
-      return statement;
-    },
-  };
-}
-
-/**
- * Switches the file to WAL mode. That needs the file alone for a moment, and when another process
- * opening the same new file holds it then, SQLite can answer BUSY at once without waiting through
- * its busy handler; so the switch is retried (at start-up only, blocking) for up to 10 s.
- */
-function enableWal(sqlite: BetterSqlite3.Database): void {
-  const deadline = Date.now() + 10_000;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (;;) {
-    try {
-      sqlite.pragma('journal_mode = WAL');
-      return;
-    } catch (e) {
-      if ((e as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw e;
-      Atomics.wait(pause, 0, 0, 20);
-    }
-  }
 }
 
 /** The SQLite file of a store, to serialise migrations of one file within this process. */
@@ -167,61 +56,36 @@ function sqlitePath(url: string, baseDir: string): string {
   return isAbsolute(path) ? path : join(baseDir, path);
 }
 
-/**
- * The network drivers are loaded only for the database in use: each costs a CLI command about a
- * tenth of a second at start-up.
- */
-export async function openDatabase(url: string, baseDir = process.cwd()): Promise<Store> {
+/** authsrv's own database: shared by the server and CLI processes, and on the login path. */
+const STORE_POOL: PoolOptions = {
+  maxConnections: 10,
+  sqlite: { create: true, busyTimeoutMs: 10_000, shared: true },
+  postgres: { int8AsNumber: true },
+  mysql: { utc: true },
+};
+
+/** Where a database URL points; `named_statements` (PostgreSQL) is authsrv's, not the driver's. */
+function targetOf(url: string, baseDir: string): { target: DatabaseTarget; namedStatements: boolean } {
   const dialect = dialectOf(url);
   if (dialect === 'sqlite') {
-    const binding = sqliteNativeBinding();
     const file = sqlitePath(url, baseDir);
     if (file === '') throw new DatabaseError(`The database URL '${url}' names no SQLite file`);
-    if (file !== ':memory:' && !existsSync(dirname(file))) {
-      throw new DatabaseError(`The SQLite database ${file} cannot be created: no such directory`);
-    }
-    // SQLite gives its -wal and -shm files the database file's mode, so creating it private is enough.
-    if (file !== ':memory:' && !existsSync(file)) writeFileSync(file, '', { mode: 0o600, flag: 'a' });
-    const sqlite = new BetterSqlite3(file, binding ? { nativeBinding: binding } : {});
-    // The busy timeout first: switching a new database to WAL needs a moment of exclusive access,
-    // which another process opening the same file at the same time may hold.
-    sqlite.pragma('busy_timeout = 10000');
-    enableWal(sqlite);
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({
-      dialect: new LockingSqliteDialect({ database: statementCache(sqlite) }),
-    });
-    if (file !== ':memory:') sqliteFiles.set(db, resolve(file));
-    return storeOf(db, dialect);
+    return { target: { dialect, file }, namedStatements: false };
   }
-  if (dialect === 'postgres') {
-    const { default: pg } = await import('pg');
-    // PostgreSQL bigint (int8) arrives as text by default; ids and counts stay far below 2^53.
-    pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
-    const setting = namedStatementsSetting(url);
-    const pool = new pg.Pool({
-      connectionString: setting.url,
-      max: 10,
-      ...(setting.named ? { Client: namingClient(pg.Client) } : {}),
-    });
-    // An idle connection that the server drops (restart, failover, idle timeout) is reported as an
-    // 'error' event, which would end the process if nobody listened; pg discards that connection
-    // and the next query opens a new one.
-    pool.on('error', () => undefined);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return storeOf(db, dialect);
-  }
-  const { createPool: createMysqlPool } = await import('mysql2');
-  const mysqlUrl = url.replace(/^mariadb:/, 'mysql:');
-  const pool = createMysqlPool({
-    uri: mysqlUrl,
-    connectionLimit: 10,
-    supportBigNumbers: true,
-    timezone: 'Z',
+  if (dialect === 'mysql')
+    return { target: { dialect, url: url.replace(/^mariadb:/, 'mysql:') }, namedStatements: false };
+  const setting = namedStatementsSetting(url);
+  return { target: { dialect, url: setting.url }, namedStatements: setting.named };
+}
+
+export async function openDatabase(url: string, baseDir = process.cwd()): Promise<Store> {
+  const { target, namedStatements } = targetOf(url, baseDir);
+  const db = await openPool<Database>(target, {
+    ...STORE_POOL,
+    postgres: { ...STORE_POOL.postgres, namedStatements },
   });
-  const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
-  return storeOf(db, dialect);
+  if (target.dialect === 'sqlite' && target.file !== ':memory:') sqliteFiles.set(db, resolve(target.file));
+  return storeOf(db, target.dialect);
 }
 
 /** Runs pending migrations; returns the names applied. */

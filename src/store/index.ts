@@ -1,9 +1,11 @@
 // The database: one Kysely instance on SQLite, PostgreSQL or MariaDB/MySQL, its schema and
-// migrations, prepared statements and bulk inserts.
+// migrations, prepared statements and bulk inserts; and the one factory of database connections
+// (pool.ts), which the SQL user stores use too.
 export { reserveAuditIds } from './audit-ids.ts';
 export { chunked, insertRows, rowsPerStatement } from './bulk-insert.ts';
 export { defaultDatabaseUrl, migrate, openDatabase, type Store } from './database.ts';
 export type { Dialect } from './dialect.ts';
+export { type DatabaseTarget, openPool, type PoolOptions } from './pool.ts';
 export { prepared } from './prepared.ts';
 export type {
   AuditTable,
@@ -15,4 +17,3 @@ export type {
   TokenRealmTable,
   TokenTable,
 } from './schema.ts';
-export { sqliteNativeBinding } from './sqlite-binding.ts';

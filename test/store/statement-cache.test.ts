@@ -2,7 +2,7 @@
 // recently used text evicted beyond the size, and statements that survive schema changes.
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { statementCache } from '../../src/store/database.ts';
+import { statementCache } from '../../src/store/sqlite.ts';
 
 describe('statementCache', () => {
   it('compiles a text once, evicts the least recently used one, and follows schema changes', () => {

@@ -4,16 +4,17 @@ import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/crypto/password-hash.ts';
-import { ParameterError, ResolverError, UserError } from '../../src/errors.ts';
-import { parseWhere, sqlResolver } from '../../src/resolvers/sql.ts';
-import type { ResolverSettings, StoreEnvironment, UserStore } from '../../src/resolvers/user-store.ts';
+import { hashPassword } from '../../../src/crypto/password-hash.ts';
+import { ParameterError, ResolverError, UserError } from '../../../src/errors.ts';
+import { sqlResolver } from '../../../src/resolvers/sql/index.ts';
+import { parseWhere } from '../../../src/resolvers/sql/where.ts';
+import type { ResolverSettings, StoreEnvironment, UserStore } from '../../../src/resolvers/user-store.ts';
 import {
   createTestDatabase,
   type DialectName,
   type TestDatabase,
   testDialects,
-} from '../helpers/dialects.ts';
+} from '../../helpers/dialects.ts';
 
 const env: StoreEnvironment = { log: pino({ level: 'silent' }), clock: () => new Date() };
 
