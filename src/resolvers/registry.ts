@@ -2,7 +2,7 @@
 import { ParameterError } from '../errors.ts';
 import { ldapResolver } from './ldap/index.ts';
 import { passwdResolver } from './passwd.ts';
-import { scimResolver } from './scim.ts';
+import { scimResolver } from './scim/index.ts';
 import { sqlResolver } from './sql/index.ts';
 import type { ResolverKind } from './user-store.ts';
 

@@ -99,42 +99,41 @@ function settingsOf(dialect: 'postgres' | 'mysql', url: string): DatabaseTarget 
   };
 }
 
-const servers = testDialects().filter((d): d is 'postgres' | 'mysql' => d !== 'sqlite');
-
-describe.each(servers)('openPool on %s', (dialect) => {
-  let tdb: TestDatabase;
+/** A database of its own for the tests of one describe block, dropped after them. */
+function testDatabase(dialect: 'postgres' | 'mysql'): () => TestDatabase {
+  let tdb: TestDatabase | undefined;
   beforeAll(async () => {
     tdb = await createTestDatabase(dialect);
   });
   afterAll(async () => {
     await Promise.all(opened.splice(0).map((db) => db.destroy()));
-    await tdb.drop();
+    await tdb?.drop();
   });
+  return () => tdb!;
+}
+
+const servers = testDialects().filter((d): d is 'postgres' | 'mysql' => d !== 'sqlite');
+
+describe.each(servers)('openPool on %s', (dialect) => {
+  const tdb = testDatabase(dialect);
 
   it('connects by URL and by settings alike', async () => {
-    for (const target of [{ dialect, url: tdb.url }, settingsOf(dialect, tdb.url)] as DatabaseTarget[]) {
+    for (const target of [{ dialect, url: tdb().url }, settingsOf(dialect, tdb().url)] as DatabaseTarget[]) {
       const db = await open(target);
       expect(await one(db, sql<{ n: number }>`select 1 + 1 as n`)).toEqual({ n: 2 });
     }
   });
 
   it('fails, and does not hang, where no server listens', async () => {
-    const target = { ...settingsOf(dialect, tdb.url), host: '127.0.0.1', port: 9 } as DatabaseTarget;
+    const target = { ...settingsOf(dialect, tdb().url), host: '127.0.0.1', port: 9 } as DatabaseTarget;
     const db = await open(target, { connectTimeoutMs: 1000 });
     await expect(sql`select 1`.execute(db)).rejects.toThrow();
   });
 });
 
 describe.runIf(servers.includes('postgres'))('openPool options on PostgreSQL', () => {
-  let tdb: TestDatabase;
-  beforeAll(async () => {
-    tdb = await createTestDatabase('postgres');
-  });
-  afterAll(async () => {
-    await Promise.all(opened.splice(0).map((db) => db.destroy()));
-    await tdb.drop();
-  });
-  const target = (): DatabaseTarget => ({ dialect: 'postgres', url: tdb.url });
+  const tdb = testDatabase('postgres');
+  const target = (): DatabaseTarget => ({ dialect: 'postgres', url: tdb().url });
   const big = sql<{ n: unknown }>`select 9007199254740993::int8 as n`;
 
   it('parses int8 as a number for the pool that asks, and only for it', async () => {
@@ -156,15 +155,8 @@ describe.runIf(servers.includes('postgres'))('openPool options on PostgreSQL', (
 });
 
 describe.runIf(servers.includes('mysql'))('openPool options on MariaDB/MySQL', () => {
-  let tdb: TestDatabase;
-  beforeAll(async () => {
-    tdb = await createTestDatabase('mysql');
-  });
-  afterAll(async () => {
-    await Promise.all(opened.splice(0).map((db) => db.destroy()));
-    await tdb.drop();
-  });
-  const target = (): DatabaseTarget => ({ dialect: 'mysql', url: tdb.url });
+  const tdb = testDatabase('mysql');
+  const target = (): DatabaseTarget => ({ dialect: 'mysql', url: tdb().url });
   const values = sql<{
     big: unknown;
     at: unknown;

@@ -9,10 +9,11 @@ import {
   type ScimServer,
   scimId,
   startScimServer,
-} from '../../scripts/fixtures/scim-server.ts';
-import { ParameterError, ResolverError } from '../../src/errors.ts';
-import { scimResolver, tokenEndpoint } from '../../src/resolvers/scim.ts';
-import type { ResolverSettings, StoreEnvironment, UserStore } from '../../src/resolvers/user-store.ts';
+} from '../../../scripts/fixtures/scim-server.ts';
+import { ParameterError, ResolverError } from '../../../src/errors.ts';
+import { tokenEndpoint } from '../../../src/resolvers/scim/config.ts';
+import { scimResolver } from '../../../src/resolvers/scim/index.ts';
+import type { ResolverSettings, StoreEnvironment, UserStore } from '../../../src/resolvers/user-store.ts';
 
 const GENERATED = 130;
 const PAGE = 25;
