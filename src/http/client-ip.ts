@@ -1,5 +1,12 @@
 // The caller's address: the socket peer, or, when that peer is a trusted proxy, the nearest
 // address in X-Forwarded-For that is not itself a trusted proxy.
+//
+// Not proxy-addr (Express's), whose walk differs where test/http/client-ip.test.ts pins the rules:
+// a hop that is no address (`unknown`, garbage) it returns as the client, and an empty one it
+// skips, where here either ends the walk at the nearest trusted address; it takes no port or
+// brackets off a hop (`203.0.113.5:51234`, `[2001:db8::5]:443`); it answers IPv4-mapped addresses
+// still mapped; and it refuses the /0 ranges (`0.0.0.0/0`, `::/0`). The ranges are matched by
+// Node's own net.BlockList.
 import { BlockList, isIP } from 'node:net';
 
 export class ClientAddress {
