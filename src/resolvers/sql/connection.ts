@@ -22,7 +22,7 @@ function targetOf(cfg: SqlConfig): DatabaseTarget {
  * The resolver's own small pool. A missing SQLite file is never created (a typo would silently make
  * an empty user store), and the file is opened read-only unless the store is editable.
  */
-export function openDatabase(cfg: SqlConfig): Promise<Db> {
+export function openUserDatabase(cfg: SqlConfig): Promise<Db> {
   return openPool(targetOf(cfg), {
     maxConnections: cfg.poolSize,
     connectTimeoutMs: CONNECT_TIMEOUT_MS,

@@ -13,7 +13,7 @@ import {
   type Db,
   isBadValue,
   OPERATION_TIMEOUT_MS,
-  openDatabase,
+  openUserDatabase,
   type Row,
   reason,
   within,
@@ -47,7 +47,7 @@ export class SqlStore implements UserStore {
   private database(): Promise<Db> {
     if (this.closed) return Promise.reject(new ResolverError('The SQL resolver was closed'));
     if (!this.db) {
-      this.db = openDatabase(this.cfg);
+      this.db = openUserDatabase(this.cfg);
       this.db.catch(() => {
         this.db = undefined; // try again on the next call
       });
