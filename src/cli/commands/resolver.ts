@@ -138,23 +138,13 @@ export function resolverCommand(): Command {
   ).action(async (name: string, words: string[], o: SettingOptions, cmd: Command) => {
     const { params, ask } = settingsOf(words, o);
     Object.assign(params, await readSecrets(ask, o.passwordStdin === true));
-    const { stored, existed, warnings } = await withContext(cmd, async (ctx) => {
-      const before = Object.values(await getResolver(ctx, name))[0];
-      const saved = await audited(
-        ctx,
-        'resolver set',
-        `${name} ${o.type}`,
-        () => saveResolver(ctx, name, params),
-        { resolver: name },
-      );
-      return {
-        stored: before?.resolvername ?? name,
-        existed: before !== undefined,
-        warnings: saved.warnings,
-      };
-    });
-    console.log(`Resolver '${stored}' ${existed ? 'updated' : 'created'}.`);
-    for (const warning of warnings) console.error(`warning: ${warning}`);
+    const saved = await withContext(cmd, (ctx) =>
+      audited(ctx, 'resolver set', `${name} ${o.type}`, () => saveResolver(ctx, name, params), {
+        resolver: name,
+      }),
+    );
+    console.log(`Resolver '${saved.name}' ${saved.created ? 'created' : 'updated'}.`);
+    for (const warning of saved.warnings) console.error(`warning: ${warning}`);
   });
   addSettingOptions(
     resolver

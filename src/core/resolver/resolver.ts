@@ -138,6 +138,10 @@ export async function getResolver(ctx: Context, name: string): Promise<Record<st
 
 export interface SavedResolver {
   id: number;
+  /** The name as stored: an update keeps the spelling the resolver was created with. */
+  name: string;
+  /** Whether the save created the resolver (else it updated one). */
+  created: boolean;
   /** Settings of the saved resolver that are accepted but have no effect, one sentence each. */
   warnings: string[];
 }
@@ -155,7 +159,7 @@ function withWarnings(description: string, warnings: string[]): string {
   return [sentence, ...warnings].filter((t) => t !== '').join(' ');
 }
 
-/** Creates or updates a resolver; returns its id and the warnings about its settings. */
+/** Creates or updates a resolver; returns what it saved and the warnings about its settings. */
 export async function saveResolver(
   ctx: Context,
   name: string,
@@ -164,7 +168,7 @@ export async function saveResolver(
   checkName(name);
   const now = ctx.clock().toISOString();
   let warnings: string[] = [];
-  const id = await writeRealmTables(ctx.store, async (trx) => {
+  const saved = await writeRealmTables(ctx.store, async (trx) => {
     const existing = (await trx.selectFrom('resolver').selectAll().execute()).find(
       (r) => r.name.toLowerCase() === name.toLowerCase(),
     );
@@ -194,7 +198,7 @@ export async function saveResolver(
         .set({ config, updated_at: now })
         .where('id', '=', existing.id)
         .execute();
-      return { value: existing.id, changed: true };
+      return { value: { id: existing.id, name: existing.name, created: false }, changed: true };
     }
     await trx.insertInto('resolver').values({ name, type, config, updated_at: now }).execute();
     const row = await trx
@@ -202,9 +206,9 @@ export async function saveResolver(
       .select('id')
       .where('name', '=', name)
       .executeTakeFirstOrThrow();
-    return { value: row.id, changed: true };
+    return { value: { id: row.id, name, created: true }, changed: true };
   });
-  return { id, warnings };
+  return { ...saved, warnings };
 }
 
 /** Deletes a resolver; -1 when there is none of that name (privacyIDEA's answer). */
