@@ -4,7 +4,7 @@
 // for action matching (`*, -delete`), not "false".
 
 import { ParameterError } from '../errors.ts';
-import { actionDef, isScope, type Scope } from './definitions.ts';
+import { isScope, type PolicyDefinitions, type Scope } from './definitions.ts';
 
 export type ActionValue = string | true;
 export type ActionDict = Record<string, ActionValue>;
@@ -53,7 +53,11 @@ function describeValues(values: readonly string[]): string {
  * actions written `name=true` become `true`. Unknown actions (after stripping `!`/`-`, `*` allowed)
  * → ParameterError 905 `Invalid actions [...]!`; a value of the wrong type → ParameterError 905.
  */
-export function validateActions(scope: string, dict: Readonly<ActionDict>): ActionDict {
+export function validateActions(
+  scope: string,
+  dict: Readonly<ActionDict>,
+  defs: PolicyDefinitions,
+): ActionDict {
   if (!isScope(scope)) throw new ParameterError(`Invalid scope '${scope}'`);
   const unknown: string[] = [];
   const out: ActionDict = {};
@@ -64,7 +68,7 @@ export function validateActions(scope: string, dict: Readonly<ActionDict>): Acti
       out[key] = true;
       continue;
     }
-    const def = actionDef(scope, name);
+    const def = defs.actionDef(scope, name);
     if (!def) {
       unknown.push(name);
       continue;
@@ -117,7 +121,11 @@ function checkValue(
  * The action attribute as the API receives it (text, or a JSON object as privacyIDEA's own clients
  * sometimes send), parsed and validated for the scope.
  */
-export function parseActions(scope: string, action: string | Readonly<Record<string, unknown>>): ActionDict {
+export function parseActions(
+  scope: string,
+  action: string | Readonly<Record<string, unknown>>,
+  defs: PolicyDefinitions,
+): ActionDict {
   let dict: ActionDict;
   if (typeof action === 'string') {
     dict = parseActionText(action);
@@ -131,5 +139,5 @@ export function parseActions(scope: string, action: string | Readonly<Record<str
       else throw new ParameterError(`Action '${k}' has an invalid value`);
     }
   }
-  return validateActions(scope, dict);
+  return validateActions(scope, dict, defs);
 }

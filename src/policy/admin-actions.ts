@@ -1,8 +1,7 @@
-// The rights of the admin and user scopes and the main menus they open, derived from the action
-// table (src/policy/definitions.ts). Until an active policy exists in the caller's scope, the
-// caller holds every right of the scope; the policy engine narrows that.
+// The main menus of the web UI that the rights of the admin and user scopes open, derived from the
+// static action table (src/policy/definitions.ts).
 
-import { actionsOf, staticActions } from './definitions.ts';
+import { staticActions } from './definitions.ts';
 
 export type MainMenu = 'tokens' | 'users' | 'machines' | 'config' | 'audit' | 'components';
 
@@ -21,12 +20,4 @@ const MENU_OF = new Map<string, readonly string[]>(
 export function menusFor(rights: readonly string[]): MainMenu[] {
   const opened = new Set(rights.flatMap((r) => MENU_OF.get(r) ?? []));
   return MENU_ORDER.filter((m) => opened.has(m));
-}
-
-/**
- * The rights a caller of the scope can hold (reference 2.4): every static and dynamic action name
- * of the scope. A caller whose scope has no active policy holds them all.
- */
-export function rightCandidates(scope: 'admin' | 'user'): string[] {
-  return Object.keys(actionsOf(scope));
 }

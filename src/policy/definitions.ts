@@ -1,7 +1,10 @@
-// The single table in which every policy action is declared (reference 5.5). The policy API
-// (validation on write, GET /policy/defs), the CLI and the enforcement code all read it; a new
-// action is one line here plus the lines that use its value. Token types add their own actions
-// (`enroll<TYPE>`, `<type>_…`) at registration through registerDynamicActions.
+// Every policy action, declared once (reference 5.5): the static table of each scope, plus what
+// the token types bring. The definitions are a pure function of the two (definitionsFor): each
+// token type declares the actions it contributes, and the actions that apply to every type
+// (`enroll<TYPE>`, `<type>_otp_pin_minlength`, `<type>_max_token_per_user`, …) are generated here
+// from the type list. The policy API (validation on write, GET /policy/defs), the rights of a
+// login and the enforcement code all read the same definitions; a new action is one line here (or
+// in its token type) plus the lines that use its value.
 
 export type ActionType = 'bool' | 'str' | 'int' | 'text';
 
@@ -43,6 +46,9 @@ function int(description: string, group: string): ActionDef {
 function text(description: string, group: string): ActionDef {
   return { type: 'text', description, group };
 }
+
+/** How token types declare their actions. */
+export { bool as boolAction, int as intAction, str as strAction };
 
 const TOKENS = ['tokens'];
 const USERS = ['users'];
@@ -303,17 +309,11 @@ const ENROLLMENT: Table = {
   losttoken_PW_length: int('Length of the password of a lost-token replacement.', 'token'),
   losttoken_PW_contents: str('Characters of the password of a lost-token replacement.', 'token'),
   losttoken_valid: int('Days a lost-token replacement is valid.', 'token'),
-  'registration.length': int('Length of a registration code.', 'token'),
-  'registration.contents': str('Characters of a registration code.', 'token'),
-  'pw.length': int('Length of a generated password token.', 'token'),
-  'pw.contents': str('Characters of a generated password token.', 'token'),
   email_validation: str('Module that validates e-mail addresses of e-mail tokens.', 'token'),
   verify_enrollment: str(
     'Token types whose enrollment must be verified with an OTP (space separated).',
     'token',
   ),
-  papertoken_count: int('Number of OTP values printed on a paper token.', 'token'),
-  tantoken_count: int('Number of TANs of a TAN list.', 'token'),
 };
 
 const WEBUI: Table = {
@@ -412,23 +412,115 @@ const STATIC: Record<Scope, Table> = {
   container: CONTAINER,
 };
 
-const dynamic: Record<string, Record<string, ActionDef>> = {};
+/** Actions per scope, as a token type (or another plug-in) contributes them. */
+export type ScopedActions = Partial<Record<Scope, Readonly<Record<string, ActionDef>>>>;
 
-/**
- * The extension point for token types (and later other plug-ins): `enroll<TYPE>` in the admin and
- * user scopes, `<type>_…` settings. A static action of the same name is never overridden.
- */
-export function registerDynamicActions(scope: Scope, defs: Readonly<Record<string, ActionDef>>): void {
-  const into = dynamic[scope] ?? {};
-  dynamic[scope] = into;
-  for (const [name, def] of Object.entries(defs)) {
-    if (!Object.hasOwn(STATIC[scope], name)) into[name] = def;
-  }
+/** What the definitions read of a token type (src/tokens/token-type.ts implements it). */
+export interface TokenTypeActions {
+  /** The lower-case type name, which names the per-type actions (`hotp_otp_pin_minlength`). */
+  readonly type: string;
+  readonly description: string;
+  /** The right to enroll the type (`enrollHOTP`). */
+  readonly enrollAction: string;
+  /** Whether the user scope holds the enroll right too. */
+  readonly userEnrollable: boolean;
+  /** The actions the type itself reads (`hotp_hashlib`, `pw.length`, …), per scope. */
+  readonly policyActions: ScopedActions;
 }
 
-/** Test hook: forget every registered dynamic action. */
-export function clearDynamicActions(): void {
-  for (const k of Object.keys(dynamic)) delete dynamic[k];
+/** `enroll<TYPE>` in the admin scope, and in the user scope where users may enroll the type. */
+function enrollRight(t: TokenTypeActions): ScopedActions {
+  const right = { [t.enrollAction]: bool(`Enroll ${t.description}`, 'enrollment', TOKENS) };
+  return t.userEnrollable ? { admin: right, user: right } : { admin: right };
+}
+
+/**
+ * The actions the token service applies to every type, named after it: the PIN rules of the
+ * admin and user scopes (src/core/token/pin-policy.ts) and the token limits of the enrollment
+ * scope (src/core/token/enrollment-limits.ts).
+ */
+function everyTypeActions(type: string): ScopedActions {
+  const pin: Table = {
+    [`${type}_otp_pin_minlength`]: int(`The minimum length of the OTP PIN of ${type} tokens.`, 'pin'),
+    [`${type}_otp_pin_maxlength`]: int(`The maximum length of the OTP PIN of ${type} tokens.`, 'pin'),
+    [`${type}_otp_pin_contents`]: str(
+      `Character classes the OTP PIN of ${type} tokens must contain (c, n, s, +/- prefix, or [chars]).`,
+      'pin',
+    ),
+  };
+  return {
+    admin: pin,
+    user: pin,
+    enrollment: {
+      [`${type}_max_token_per_user`]: int(`Maximum number of ${type} tokens of a user.`, 'token'),
+      [`${type}_max_active_token_per_user`]: int(
+        `Maximum number of active ${type} tokens of a user.`,
+        'token',
+      ),
+    },
+  };
+}
+
+/** The definitions every policy decision reads; see definitionsFor. */
+export interface PolicyDefinitions {
+  /** The actions of a scope in declaration order; {} for an unknown scope. */
+  actionsOf(scope: string): Readonly<Record<string, ActionDef>>;
+  actionDef(scope: string, action: string): ActionDef | undefined;
+  isKnownAction(scope: string, action: string): boolean;
+  /**
+   * The rights a caller of the scope can hold (reference 2.4): every action name of the scope. A
+   * caller whose scope has no active policy holds them all.
+   */
+  rightCandidates(scope: 'admin' | 'user'): string[];
+  /**
+   * What GET /policy/defs[/<scope>] answers (reference 5.6): without a scope every scope mapped to
+   * its actions; with a scope just that inner object; `conditions` gives sections and comparators.
+   * The `servicenodes`/`pinodes` pseudo-scopes need the node list and are answered by the caller.
+   * An unknown scope yields an empty object, as privacyIDEA does.
+   */
+  defsForApi(scope?: string): Record<string, unknown>;
+}
+
+/**
+ * The definitions of the static table and these token types: per scope the static actions, then
+ * every type's enroll right, the actions the types declare, and the actions of every type. An
+ * action is declared once: a static one is never overridden, and of two contributions of one
+ * name the first stays.
+ */
+export function definitionsFor(types: readonly TokenTypeActions[]): PolicyDefinitions {
+  const contributions = [
+    ...types.map(enrollRight),
+    ...types.map((t) => t.policyActions),
+    ...types.map((t) => everyTypeActions(t.type)),
+  ];
+  const tables = Object.fromEntries(
+    SCOPES.map((scope) => {
+      const table: Table = { ...STATIC[scope] };
+      for (const c of contributions) {
+        for (const [name, def] of Object.entries(c[scope] ?? {}))
+          if (!Object.hasOwn(table, name)) table[name] = def;
+      }
+      return [scope, table];
+    }),
+  ) as Record<Scope, Table>;
+  const actionsOf = (scope: string): Readonly<Table> => (isScope(scope) ? tables[scope] : {});
+  const actionDef = (scope: string, action: string): ActionDef | undefined => {
+    const table = actionsOf(scope);
+    return Object.hasOwn(table, action) ? table[action] : undefined;
+  };
+  const apiTable = (scope: string) =>
+    Object.fromEntries(Object.entries(actionsOf(scope)).map(([k, d]) => [k, apiDef(d)]));
+  return {
+    actionsOf,
+    actionDef,
+    isKnownAction: (scope, action) => actionDef(scope, action) !== undefined,
+    rightCandidates: (scope) => Object.keys(tables[scope]),
+    defsForApi(scope) {
+      if (scope === 'conditions') return conditionDefs();
+      if (scope !== undefined) return apiTable(scope);
+      return Object.fromEntries(SCOPES.map((s) => [s, apiTable(s)]));
+    },
+  };
 }
 
 export function scopes(): readonly Scope[] {
@@ -439,25 +531,9 @@ export function isScope(scope: string): scope is Scope {
   return (SCOPES as readonly string[]).includes(scope);
 }
 
-/** The static table of one scope (no dynamic actions), in declaration order. */
+/** The static table of one scope (no token type's actions), in declaration order. */
 export function staticActions(scope: Scope): Readonly<Record<string, ActionDef>> {
   return STATIC[scope];
-}
-
-export function actionsOf(scope: string): Readonly<Record<string, ActionDef>> {
-  if (!isScope(scope)) return {};
-  return { ...STATIC[scope], ...dynamic[scope] };
-}
-
-export function actionDef(scope: string, action: string): ActionDef | undefined {
-  if (!isScope(scope)) return undefined;
-  if (Object.hasOwn(STATIC[scope], action)) return STATIC[scope][action];
-  const d = dynamic[scope];
-  return d && Object.hasOwn(d, action) ? d[action] : undefined;
-}
-
-export function isKnownAction(scope: string, action: string): boolean {
-  return actionDef(scope, action) !== undefined;
 }
 
 /** The sections a condition may read (reference 5.4). */
@@ -524,17 +600,4 @@ export function conditionDefs(): {
     comparators: structuredClone({ ...CONDITION_COMPARATORS }),
     handle_missing_data: structuredClone({ ...HANDLE_MISSING_DATA }),
   };
-}
-
-/**
- * What GET /policy/defs[/<scope>] answers (reference 5.6): without a scope every scope mapped to
- * its actions; with a scope just that inner object; `conditions` gives sections and comparators.
- * The `servicenodes`/`pinodes` pseudo-scopes need the node list and are answered by the caller.
- * An unknown scope yields an empty object, as privacyIDEA does.
- */
-export function defsForApi(scope?: string): Record<string, unknown> {
-  if (scope === 'conditions') return conditionDefs();
-  const one = (s: string) => Object.fromEntries(Object.entries(actionsOf(s)).map(([k, d]) => [k, apiDef(d)]));
-  if (scope !== undefined) return one(scope);
-  return Object.fromEntries(SCOPES.map((s) => [s, one(s)]));
 }

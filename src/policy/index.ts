@@ -1,15 +1,20 @@
 // The policy engine: action definitions per scope, matching a request against compiled
 // policies, action values and their grammars, and privacyIDEA's policy export file.
 export { type ActionDict, formatActionText, parseActions } from './action-value.ts';
-export { menusFor, rightCandidates } from './admin-actions.ts';
+export { menusFor } from './admin-actions.ts';
 export { pinContentsError, randomChars, randomPin } from './char-classes.ts';
 export {
+  type ActionDef,
   type ApiActionDef,
-  actionsOf,
+  boolAction,
   CONDITION_SECTIONS,
-  defsForApi,
+  definitionsFor,
+  intAction,
   isScope,
-  registerDynamicActions,
+  type PolicyDefinitions,
+  type ScopedActions,
+  strAction,
+  type TokenTypeActions,
 } from './definitions.ts';
 export {
   type ActionValueOptions,

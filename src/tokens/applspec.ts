@@ -16,7 +16,8 @@ export class ApplspecType extends PasswordTokenType {
   protected readonly detailKey = 'password';
 
   protected async generatedPassword(req: EnrollRequest): Promise<string> {
-    return randomPassword(Number(req.settings.get('applspec.length') ?? DEFAULT_LENGTH) || DEFAULT_LENGTH);
+    const length = Number(req.settings.get('applspec.length') ?? DEFAULT_LENGTH) || DEFAULT_LENGTH;
+    return randomPassword(length, req.random);
   }
 
   override async enroll(req: EnrollRequest): Promise<Enrollment> {

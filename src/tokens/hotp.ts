@@ -2,13 +2,26 @@
 // stores c+1, so no value is accepted twice.
 
 import { findCounter } from './oath.ts';
-import { hashlibOf, OathTokenType } from './oath-type.ts';
-import type { AutoResyncStep, EnrollRequest, OtpMatch, TokenState } from './token-type.ts';
+import { hashlibOf, importedHashlib, OathTokenType, oathPolicyActions } from './oath-type.ts';
+import type {
+  AutoResyncStep,
+  EnrollRequest,
+  ImportedToken,
+  OtpMatch,
+  TokenFileEntry,
+  TokenState,
+} from './token-type.ts';
 
 export class HotpType extends OathTokenType {
   readonly type = 'hotp';
   readonly prefix = 'OATH';
   readonly description = 'HOTP: Event based One Time Passwords';
+  override readonly policyActions = oathPolicyActions('hotp');
+  override readonly parameterDefaults = { hashlib: 'hotp_hashlib', otplen: 'hotp_otplen' };
+  override readonly verifiableEnrollment = true;
+  override readonly twoStepEnrollment = true;
+  override readonly otpSearchable = true;
+  override readonly importable = true;
 
   protected uriExtras(): [string, string][] {
     return [];
@@ -57,5 +70,28 @@ export class HotpType extends OathTokenType {
 
   override previousOtp(token: TokenState): string | undefined {
     return token.count > 0 ? this.value(token, token.count - 1) : undefined;
+  }
+
+  protected override uriCounter(): [string, string][] {
+    return [['counter', '1']];
+  }
+
+  /** /token/resync (reference 4.5): otp1 within the sync window and otp2 right after it. */
+  override resync(token: TokenState, otp1: string, otp2: string): OtpMatch | null {
+    const c = this.findInSyncWindow(token, otp1);
+    if (c < 0 || findCounter(token.key(), otp2, c + 1, 1, token.otplen, hashlibOf(token)) !== c + 1)
+      return null;
+    return { counter: c + 1, newCount: c + 2 };
+  }
+
+  /** /token/getserial: the next `window` counters. */
+  override searchOtp(token: TokenState, otp: string, window: number): OtpMatch | null {
+    return this.matchAhead(token, otp, window);
+  }
+
+  /** A token file gives the hashlib and the counter. */
+  override importedToken(entry: TokenFileEntry): ImportedToken | string {
+    const info = importedHashlib(entry);
+    return typeof info === 'string' ? info : { info, count: entry.counter ?? 0 };
   }
 }

@@ -1,9 +1,15 @@
 // The token types: one interface, one registry, one file per type.
 export { type Eyes, missingEyes, parseEyes, requirementsOf, separatorOf } from './four-eyes.ts';
 export { HotpType } from './hotp.ts';
-export { findCounter, isHashlib } from './oath.ts';
-export { hashlibOf } from './oath-type.ts';
-export { findTokenType, tokenTypes } from './registry.ts';
-export { type OtpMatch, type TokenState, TokenType, type TypeSettings } from './token-type.ts';
-export { TotpType } from './totp.ts';
+export { isHashlib } from './oath.ts';
+export { defaultTokenType, findTokenType, lostTokenType, tokenTypes } from './registry.ts';
+export {
+  type Enrollment,
+  type OtpMatch,
+  type TokenFileEntry,
+  type TokenState,
+  TokenType,
+  type TypeSettings,
+} from './token-type.ts';
 export { planTwoStep } from './two-step.ts';
+export { MODHEX } from './yubikey.ts';

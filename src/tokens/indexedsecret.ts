@@ -1,11 +1,10 @@
 // Indexed secret (reference 3.1): a challenge-response token that asks for characters at random
 // positions of a secret the user knows. Sending the PIN always starts a challenge whose row keeps
 // the positions asked; there is no single-shot authentication (the OTP check never matches).
-import { randomBytes, randomInt } from 'node:crypto';
-import QRCode from 'qrcode';
 import { ParameterError } from '../errors.ts';
-import { isTrue } from '../is-true.ts';
+import { givenOrGenerated, seedEntry } from './enrollment.ts';
 import { sameOtp } from './oath.ts';
+import { randomOf } from './random.ts';
 import {
   type ChallengeOptions,
   type ChallengeSpec,
@@ -33,16 +32,13 @@ export class IndexedSecretType extends TokenType {
 
   /** `otpkey` is the secret as text; without it (or with `genkey`) 40 hex characters are made. */
   async enroll(req: EnrollRequest): Promise<Enrollment> {
-    const p = req.params;
-    const genkey = isTrue(p.genkey);
-    const generated = !p.otpkey || genkey;
-    const secret = generated ? randomBytes(20).toString('hex') : (p.otpkey as string);
+    const { secret, generated } = givenOrGenerated(
+      req.params,
+      (otpkey) => otpkey,
+      () => randomOf(req.random).bytes(20).toString('hex'),
+    );
     if ([...secret].length > 1024) throw new ParameterError('The secret is longer than 1024 characters');
-    const detail: Record<string, unknown> = {};
-    if (generated) {
-      const seed = `seed://${secret}`;
-      detail.otpkey = { description: 'OTP seed', value: seed, img: await QRCode.toDataURL(seed) };
-    }
+    const detail = generated ? { otpkey: seedEntry(secret) } : {};
     return { key: Buffer.from(secret, 'utf8'), info: {}, detail };
   }
 
@@ -58,7 +54,8 @@ export class IndexedSecretType extends TokenType {
     const countText = opts.policy('indexedsecret_count');
     const n = countText === undefined ? DEFAULT_POSITION_COUNT : Number.parseInt(countText, 10);
     const count = Number.isInteger(n) && n >= 1 ? Math.min(n, MAX_POSITION_COUNT) : DEFAULT_POSITION_COUNT;
-    const positions = Array.from({ length: count }, () => randomInt(1, length + 1));
+    const random = randomOf(opts.random);
+    const positions = Array.from({ length: count }, () => random.int(1, length + 1));
     const list = positions.join(',');
     const text = (opts.policy('indexedsecret_challenge_text') ?? DEFAULT_CHALLENGE_TEXT).replace(/\\,/g, ',');
     return {

@@ -5,11 +5,11 @@
 // The mOTP PIN is a secret needed in clear, so it is sealed together with the secret. Layout of the
 // sealed key (UTF-8 text): `<16 lower-case hex characters of the secret>:<mOTP PIN>` — the secret
 // never contains ':', so the first ':' separates them.
-import { createHash, randomBytes } from 'node:crypto';
-import QRCode from 'qrcode';
+import { createHash } from 'node:crypto';
 import { ParameterError } from '../errors.ts';
-import { isTrue } from '../is-true.ts';
+import { givenOrGenerated, qrEntry, seedEntry } from './enrollment.ts';
 import { sameOtp } from './oath.ts';
+import { randomOf } from './random.ts';
 import {
   type Enrollment,
   type EnrollRequest,
@@ -31,6 +31,13 @@ export function motpKey(secretHex: string, pin: string): Buffer {
   return Buffer.from(`${secretHex.toLowerCase()}:${pin}`, 'utf8');
 }
 
+/** A given secret: 16 hex characters. */
+function readSecret(otpkey: string): string {
+  if (!/^[0-9a-fA-F]{16}$/.test(otpkey))
+    throw new ParameterError('The otpkey of an mOTP token must be 16 hexadecimal characters');
+  return otpkey.toLowerCase();
+}
+
 function splitKey(key: Buffer): { secret: string; pin: string } | undefined {
   const text = key.toString('utf8');
   const at = text.indexOf(':');
@@ -46,12 +53,7 @@ export class MotpType extends TokenType {
     const p = req.params;
     const pin = p.motppin;
     if (!pin) throw ParameterError.missing('motppin');
-    let secret: string;
-    if (p.otpkey && !isTrue(p.genkey)) {
-      if (!/^[0-9a-fA-F]{16}$/.test(p.otpkey))
-        throw new ParameterError('The otpkey of an mOTP token must be 16 hexadecimal characters');
-      secret = p.otpkey.toLowerCase();
-    } else secret = randomBytes(8).toString('hex');
+    const { secret } = givenOrGenerated(p, readSecret, () => randomOf(req.random).bytes(8).toString('hex'));
     const window = p.timeWindow || req.settings.get('motp.timeWindow') || '180';
     if (!/^\d+$/.test(window) || Number(window) < STEP_SECONDS)
       throw new ParameterError(`Invalid timeWindow '${window}': seconds, at least ${STEP_SECONDS}`);
@@ -60,14 +62,7 @@ export class MotpType extends TokenType {
       key: motpKey(secret, pin),
       otplen: OTPLEN,
       info: { timeWindow: window },
-      detail: {
-        otpkey: {
-          description: 'OTP seed',
-          value: `seed://${secret}`,
-          img: await QRCode.toDataURL(`seed://${secret}`),
-        },
-        motpurl: { description: 'URL for MOTP token', value: url, img: await QRCode.toDataURL(url) },
-      },
+      detail: { otpkey: seedEntry(secret), motpurl: qrEntry('URL for MOTP token', url) },
     };
   }
 

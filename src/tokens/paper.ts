@@ -2,7 +2,8 @@
 // Enrollment and checks are HotpType's (its enrollment detail keeps the otpauth://hotp/ URI, as
 // privacyIDEA's does); this type only adds the printed values. It delegates instead of extending
 // HotpType because HotpType's `type` is the literal 'hotp'.
-import { ParameterError, PolicyError } from '../errors.ts';
+import { intAction } from '../policy/index.ts';
+import { countOf } from './enrollment.ts';
 import { HotpType } from './hotp.ts';
 import { hotpValue, isHashlib } from './oath.ts';
 import {
@@ -13,14 +14,16 @@ import {
   TokenType,
 } from './token-type.ts';
 
-const DEFAULT_COUNT = 100;
-const MAX_COUNT = 1000;
+const COUNT = { fallback: 100, max: 1000, what: 'OTP values' };
 
 export class PaperType extends TokenType {
   readonly type = 'paper';
   readonly prefix = 'PPR';
   readonly description = 'PPR: One Time Passwords printed on a sheet of paper.';
   readonly #hotp = new HotpType();
+  override readonly policyActions = {
+    enrollment: { papertoken_count: intAction('Number of OTP values printed on a paper token.', 'token') },
+  };
   override readonly enrollmentActions = ['papertoken_count'];
 
   /**
@@ -30,16 +33,7 @@ export class PaperType extends TokenType {
    * parameter `papertoken_count` or `papercount`, 100 by default.
    */
   async enroll(req: EnrollRequest): Promise<Enrollment> {
-    const fromPolicy = req.policy?.('papertoken_count');
-    const countText =
-      fromPolicy ?? (req.params.papertoken_count || req.params.papercount || String(DEFAULT_COUNT));
-    const count = /^\s*\+?\d{1,9}\s*$/.test(countText) ? Number(countText) : Number.NaN;
-    if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) {
-      const message = `The number of OTP values must be 1 to ${MAX_COUNT}, not '${countText}'`;
-      throw fromPolicy === undefined
-        ? new ParameterError(message)
-        : new PolicyError(`${message} (policy papertoken_count)`);
-    }
+    const count = countOf(req, 'papertoken_count', ['papertoken_count', 'papercount'], COUNT);
     const enrollment = await this.#hotp.enroll(req);
     const key = enrollment.key as Buffer;
     const otplen = enrollment.otplen ?? 6;

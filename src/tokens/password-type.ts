@@ -1,10 +1,10 @@
 // Static-password tokens (pw, registration; reference 3.1, 4.5): the secret is a password whose
 // length is the otplen, so the PIN comes first and the password after it.
-import { randomInt } from 'node:crypto';
 import { ParameterError, PolicyError } from '../errors.ts';
-import { isTrue } from '../is-true.ts';
-import { randomPin } from '../policy/index.ts';
+import { intAction, randomPin, type ScopedActions, strAction } from '../policy/index.ts';
+import { givenOtpkey } from './enrollment.ts';
 import { sameOtp } from './oath.ts';
+import { randomOf, type TypeRandom } from './random.ts';
 import {
   type Enrollment,
   type EnrollRequest,
@@ -16,10 +16,21 @@ import {
 /** Letters and digits without look-alikes (privacyIDEA's base58-like default). */
 const ALPHABET = '123456789abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ';
 
-export function randomPassword(length: number): string {
+export function randomPassword(length: number, random?: TypeRandom): string {
+  const draw = randomOf(random);
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+  for (let i = 0; i < length; i++) out += ALPHABET[draw.int(ALPHABET.length)];
   return out;
+}
+
+/** The enrollment-scope actions `<prefix>.length` and `<prefix>.contents` of a password type. */
+function passwordActions(prefix: string, what: string): ScopedActions {
+  return {
+    enrollment: {
+      [`${prefix}.length`]: intAction(`Length of ${what}.`, 'token'),
+      [`${prefix}.contents`]: strAction(`Characters of ${what}.`, 'token'),
+    },
+  };
 }
 
 /**
@@ -39,8 +50,9 @@ async function policyPassword(req: EnrollRequest, prefix: string, defaultLength:
       throw new PolicyError(`The policy ${prefix}.length must be a positive integer, not '${lengthText}'`);
   }
   const contents = req.policy?.(`${prefix}.contents`);
-  if (!contents) return randomPassword(length);
-  return randomPin(length, contents);
+  if (!contents) return randomPassword(length, req.random);
+  const random = randomOf(req.random);
+  return randomPin(length, contents, (max) => random.int(max));
 }
 
 export abstract class PasswordTokenType extends TokenType {
@@ -52,8 +64,8 @@ export abstract class PasswordTokenType extends TokenType {
   protected readonly acceptsOtpkey: boolean = true;
 
   async enroll(req: EnrollRequest): Promise<Enrollment> {
-    const given = this.acceptsOtpkey && !isTrue(req.params.genkey) ? req.params.otpkey : undefined;
-    const password = given || (await this.generatedPassword(req));
+    const given = this.acceptsOtpkey ? givenOtpkey(req.params) : undefined;
+    const password = given ?? (await this.generatedPassword(req));
     if (password.length > 256) throw new ParameterError('The password is longer than 256 characters');
     return {
       key: Buffer.from(password, 'utf8'),
@@ -73,6 +85,7 @@ export class PwType extends PasswordTokenType {
   readonly prefix = 'PW';
   readonly description = 'PW: A static password.';
   protected readonly detailKey = 'password';
+  override readonly policyActions = passwordActions('pw', 'a generated password token');
   override readonly enrollmentActions = ['pw.length', 'pw.contents'];
   /** pw.length (default 12) and pw.contents of the enrollment policy. */
   protected generatedPassword(req: EnrollRequest): Promise<string> {
@@ -88,6 +101,7 @@ export class RegistrationType extends PasswordTokenType {
   protected readonly detailKey = 'registrationcode';
   protected override readonly acceptsOtpkey = false;
   override readonly singleUse = true;
+  override readonly policyActions = passwordActions('registration', 'a registration code');
   override readonly enrollmentActions = ['registration.length', 'registration.contents'];
   /** registration.length (default 24) and registration.contents of the enrollment policy. */
   protected generatedPassword(req: EnrollRequest): Promise<string> {

@@ -4,10 +4,10 @@
 //
 // The answers are secrets, so the whole questionnaire is sealed as the key: the UTF-8 of a JSON
 // object question → answer.
-import { randomInt } from 'node:crypto';
 import { ParameterError, TokenAdminError } from '../errors.ts';
 import { jsonObject } from './json-object.ts';
 import { sameOtp } from './oath.ts';
+import { randomOf } from './random.ts';
 import {
   type ChallengeOptions,
   type ChallengeSpec,
@@ -58,10 +58,10 @@ export class QuestionType extends TokenType {
     return { key: Buffer.from(JSON.stringify(questions), 'utf8'), info: {}, detail: {} };
   }
 
-  override challenge(token: TokenState, _opts: ChallengeOptions): ChallengeSpec {
+  override challenge(token: TokenState, opts: ChallengeOptions): ChallengeSpec {
     const list = Object.keys(questionsOf(token));
     if (list.length === 0) return {};
-    const q = list[randomInt(list.length)]!;
+    const q = list[randomOf(opts.random).int(list.length)]!;
     return { message: q, data: q };
   }
 

@@ -1,8 +1,7 @@
-// The token types, in one table: adding a type is adding its file and one line here. Registering
-// also declares each type's `enroll<TYPE>` rights in the admin (and, if users may enroll it, user)
-// policy scope.
+// The token types, in one table: adding a type is adding its file and one line here. What a type
+// contributes to the policy definitions it declares itself (src/policy/definitions.ts reads it);
+// nothing is registered as a side effect of loading this module.
 import { ERR, TokenAdminError } from '../errors.ts';
-import { registerDynamicActions } from '../policy/index.ts';
 import { ApplspecType } from './applspec.ts';
 import { DaypasswordType } from './daypassword.ts';
 import { FourEyesType } from './four-eyes.ts';
@@ -37,33 +36,44 @@ const TYPES: readonly TokenType[] = [
   new FourEyesType(),
 ];
 
-const BY_NAME = new Map(TYPES.map((t) => [t.type, t]));
-/** privacyIDEA's alias: `hmac` is hotp. */
-BY_NAME.set('hmac', BY_NAME.get('hotp')!);
+/** privacyIDEA's aliases: `hmac` is hotp. */
+const ALIASES: Readonly<Record<string, string>> = { hmac: 'hotp' };
 
-for (const t of TYPES) {
-  const action = {
-    type: 'bool',
-    description: `Enroll ${t.description}`,
-    group: 'enrollment',
-    mainmenu: ['tokens'],
-  } as const;
-  registerDynamicActions('admin', { [t.enrollAction]: action });
-  if (t.userEnrollable) registerDynamicActions('user', { [t.enrollAction]: action });
+/** The type /token/init enrolls when the request names none (privacyIDEA's). */
+const DEFAULT_TYPE = 'hotp';
+
+/**
+ * The type of the temporary token that replaces a lost one (/token/lost): a static password,
+ * whose secret is the UTF-8 of the password and whose otplen is its length.
+ */
+const LOST_TOKEN_TYPE = 'pw';
+
+/** The lookups of a list of token types; the module's functions are those of the table above. */
+export function registryOf(types: readonly TokenType[]) {
+  const byName = new Map(types.map((t) => [t.type, t]));
+  for (const [alias, name] of Object.entries(ALIASES)) {
+    const t = byName.get(name);
+    if (t) byName.set(alias, t);
+  }
+  /** The type of a name (case-insensitive), or undefined. */
+  const findTokenType = (name: string): TokenType | undefined => byName.get(name.toLowerCase());
+  const required = (name: string): TokenType => {
+    const t = byName.get(name);
+    if (!t) throw new Error(`the token type ${name} is not registered`);
+    return t;
+  };
+  return {
+    tokenTypes: (): readonly TokenType[] => types,
+    findTokenType,
+    /** The type of a name; unknown → ERR1610 as privacyIDEA answers an unknown type on init. */
+    tokenType(name: string): TokenType {
+      const t = findTokenType(name);
+      if (!t) throw new TokenAdminError(`Unknown token type '${name}'`, ERR.UnknownTokenType);
+      return t;
+    },
+    defaultTokenType: (): TokenType => required(DEFAULT_TYPE),
+    lostTokenType: (): TokenType => required(LOST_TOKEN_TYPE),
+  };
 }
 
-export function tokenTypes(): readonly TokenType[] {
-  return TYPES;
-}
-
-/** The type of a name (case-insensitive), or undefined. */
-export function findTokenType(name: string): TokenType | undefined {
-  return BY_NAME.get(name.toLowerCase());
-}
-
-/** The type of a name; unknown → ERR1610 as privacyIDEA answers an unknown type on init. */
-export function tokenType(name: string): TokenType {
-  const t = findTokenType(name);
-  if (!t) throw new TokenAdminError(`Unknown token type '${name}'`, ERR.UnknownTokenType);
-  return t;
-}
+export const { tokenTypes, findTokenType, tokenType, defaultTokenType, lostTokenType } = registryOf(TYPES);

@@ -2,9 +2,11 @@
 // unused TANs are the token's sealed secret (a JSON list); a check that uses one returns the list
 // without it as the new secret, which the store writes in the compare-and-set of the counter, so
 // a TAN is accepted at most once however many requests carry it.
-import { randomInt } from 'node:crypto';
-import { ParameterError, PolicyError } from '../errors.ts';
+import { ParameterError } from '../errors.ts';
+import { intAction } from '../policy/index.ts';
+import { countOf, otplenOf } from './enrollment.ts';
 import { sameOtp } from './oath.ts';
+import { randomOf, type TypeRandom } from './random.ts';
 import {
   type Enrollment,
   type EnrollRequest,
@@ -13,8 +15,7 @@ import {
   TokenType,
 } from './token-type.ts';
 
-const DEFAULT_COUNT = 100;
-const MAX_COUNT = 1000;
+const COUNT = { fallback: 100, max: 1000, what: 'TANs' };
 
 /** The TANs left on a token (an empty or unreadable secret has none). */
 export function tansOf(token: TokenState): string[] {
@@ -32,11 +33,11 @@ export function encodeTans(tans: readonly string[]): Buffer {
   return Buffer.from(JSON.stringify(tans), 'utf8');
 }
 
-function randomTans(count: number, digits: number): string[] {
+function randomTans(count: number, digits: number, random: TypeRandom): string[] {
   const out = new Set<string>();
   while (out.size < count) {
     let tan = '';
-    for (let i = 0; i < digits; i++) tan += String(randomInt(10));
+    for (let i = 0; i < digits; i++) tan += String(random.int(10));
     out.add(tan);
   }
   return [...out];
@@ -46,6 +47,9 @@ export class TanType extends TokenType {
   readonly type = 'tan';
   readonly prefix = 'PITN';
   readonly description = 'TAN: TANs printed on a sheet of paper.';
+  override readonly policyActions = {
+    enrollment: { tantoken_count: intAction('Number of TANs of a TAN list.', 'token') },
+  };
   override readonly enrollmentActions = ['tantoken_count'];
 
   /**
@@ -65,20 +69,8 @@ export class TanType extends TokenType {
       if (len > 64) throw new ParameterError('A TAN must not be longer than 64 characters');
       if (new Set(tans).size !== tans.length) throw new ParameterError('The TANs must be distinct');
     } else {
-      const fromPolicy = req.policy?.('tantoken_count');
-      const countText = fromPolicy ?? (p.tantoken_count || p.tancount || String(DEFAULT_COUNT));
-      const count = /^\s*\+?\d{1,9}\s*$/.test(countText) ? Number(countText) : Number.NaN;
-      if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) {
-        const message = `The number of TANs must be 1 to ${MAX_COUNT}, not '${countText}'`;
-        throw fromPolicy === undefined
-          ? new ParameterError(message)
-          : new PolicyError(`${message} (policy tantoken_count)`);
-      }
-      const otplenText = p.otplen || req.settings.get('DefaultOtpLen') || '6';
-      const digits = Number(otplenText);
-      if (digits !== 6 && digits !== 8)
-        throw new ParameterError(`otplen must be 6 or 8, not '${otplenText}'`);
-      tans = randomTans(count, digits);
+      const count = countOf(req, 'tantoken_count', ['tantoken_count', 'tancount'], COUNT);
+      tans = randomTans(count, otplenOf(req), randomOf(req.random));
     }
     return {
       key: encodeTans(tans),

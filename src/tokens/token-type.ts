@@ -1,8 +1,14 @@
 // The interface every token type implements (reference 3.1, 4.5), and the base class holding what
 // most types share. A type knows how to enroll (turn request parameters into a secret, tokeninfo
 // and the enrollment detail) and how to check the OTP part of a password; the token service does
-// the storing, the PIN, the counters and the policies.
+// the storing, the PIN, the counters and the policies. What only some types can do (resync, the
+// search of /token/getserial, verified or two-step enrollment, import from token files, policy
+// actions of their own) is declared here with a default, so that the token service asks the type
+// and never its name.
 
+import { TokenAdminError } from '../errors.ts';
+import type { ScopedActions } from '../policy/index.ts';
+import type { TypeRandom } from './random.ts';
 import type { TwoStepRequest } from './two-step.ts';
 
 export type ClientMode = 'interactive' | 'poll' | 'webauthn' | 'u2f';
@@ -42,6 +48,8 @@ export interface ChallengeOptions {
   policy(action: string): string | undefined;
   /** The data of the challenge this one continues, in a transaction of several rounds (4eyes). */
   previous?: string | undefined;
+  /** Where random positions or questions are drawn from; node:crypto's when absent. */
+  random?: TypeRandom | undefined;
 }
 
 /** The type-specific part of a challenge. */
@@ -76,6 +84,8 @@ export interface EnrollRequest {
    * when no policy sets it. The token service fills it; absent, no policy applies.
    */
   policy?: ((action: string) => string | undefined) | undefined;
+  /** Where generated secrets, passwords and TANs are drawn from; node:crypto's when absent. */
+  random?: TypeRandom | undefined;
 }
 
 /** What enrollment produces. */
@@ -96,6 +106,20 @@ export interface AutoResyncStep {
   match: OtpMatch | null;
   remember?: Record<string, string>;
   forget?: boolean;
+}
+
+/** What a token-file entry (POST /token/load) tells a type besides the secret and the OTP length. */
+export interface TokenFileEntry {
+  hashlib?: string | undefined;
+  timeStep?: number | undefined;
+  timeShift?: number | undefined;
+  counter?: number | undefined;
+}
+
+/** What an imported token starts with besides its secret and OTP length. */
+export interface ImportedToken {
+  info: Record<string, string>;
+  count: number;
 }
 
 /** What an authentication request tells a type deciding whether the token takes part. */
@@ -133,6 +157,24 @@ export abstract class TokenType {
   readonly checksOtherTokens: boolean = false;
   /** The enrollment-scope policy actions the type reads through `EnrollRequest.policy`. */
   readonly enrollmentActions: readonly string[] = [];
+  /**
+   * The policy actions the type contributes, per scope (src/policy/definitions.ts adds the enroll
+   * right and the actions of every type).
+   */
+  readonly policyActions: ScopedActions = {};
+  /**
+   * Enrollment parameters whose default is an admin- or user-scope action of the caller (parameter
+   * → action, e.g. hashlib ← `hotp_hashlib`), applied when the request does not give them.
+   */
+  readonly parameterDefaults: Readonly<Record<string, string>> = {};
+  /** Whether an enrollment can wait for an OTP value of the new token (`verify_enrollment`). */
+  readonly verifiableEnrollment: boolean = false;
+  /** Whether it can be enrolled in two steps, the client adding part of the seed (two-step.ts). */
+  readonly twoStepEnrollment: boolean = false;
+  /** Whether /token/getserial looks for an OTP value among tokens of the type (`searchOtp`). */
+  readonly otpSearchable: boolean = false;
+  /** Whether token files can hold tokens of the type (`importedToken`). */
+  readonly importable: boolean = false;
 
   /**
    * Where the type's tokens come in the order a user's tokens are tried (smaller first):
@@ -175,6 +217,30 @@ export abstract class TokenType {
   /** The OTP the token gave last, for privacyIDEA's "previous otp used again" message. */
   previousOtp(_token: TokenState, _now: Date): string | undefined {
     return undefined;
+  }
+
+  /**
+   * /token/resync (reference 4.5): two consecutive values re-align the token; null when they do
+   * not. Default: the type can not be resynchronized.
+   */
+  resync(token: TokenState, _otp1: string, _otp2: string, _now: Date): OtpMatch | null {
+    throw new TokenAdminError(`Token type ${token.type} can not be resynchronized`);
+  }
+
+  /**
+   * /token/getserial (reference 3.5): the match of `otp` within `window` (counters or time steps)
+   * of the token, for types that are `otpSearchable`; default: none.
+   */
+  searchOtp(_token: TokenState, _otp: string, _window: number, _now: Date): OtpMatch | null {
+    return null;
+  }
+
+  /**
+   * The state of a token imported from a file entry, for types that are `importable`; a string
+   * says why the entry can not be imported. Default: no tokeninfo, count 0.
+   */
+  importedToken(_entry: TokenFileEntry, _settings: TypeSettings): ImportedToken | string {
+    return { info: {}, count: 0 };
   }
 
   /** The `enroll<TYPE>` action name. */

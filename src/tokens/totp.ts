@@ -2,8 +2,15 @@
 // a step at or before the last accepted one is refused (no value twice), and the drift is learned.
 import { ParameterError } from '../errors.ts';
 import { findCounter } from './oath.ts';
-import { hashlibOf, OathTokenType } from './oath-type.ts';
-import type { EnrollRequest, OtpMatch, TokenState } from './token-type.ts';
+import { hashlibOf, importedHashlib, OathTokenType, oathPolicyActions } from './oath-type.ts';
+import type {
+  EnrollRequest,
+  ImportedToken,
+  OtpMatch,
+  TokenFileEntry,
+  TokenState,
+  TypeSettings,
+} from './token-type.ts';
 
 function num(v: string | undefined, fallback: number): number {
   const n = v === undefined || v.trim() === '' ? Number.NaN : Number(v);
@@ -14,6 +21,23 @@ export class TotpType extends OathTokenType {
   readonly type = 'totp';
   readonly prefix = 'TOTP';
   readonly description = 'TOTP: Time based One Time Passwords';
+  override readonly policyActions = oathPolicyActions('totp', {
+    totp_timestep: {
+      type: 'int',
+      description: 'Default time step of totp tokens.',
+      group: 'totp',
+      values: ['30', '60'],
+    },
+  });
+  override readonly parameterDefaults = {
+    hashlib: 'totp_hashlib',
+    otplen: 'totp_otplen',
+    timeStep: 'totp_timestep',
+  };
+  override readonly verifiableEnrollment = true;
+  override readonly twoStepEnrollment = true;
+  override readonly otpSearchable = true;
+  override readonly importable = true;
 
   protected uriExtras(info: Record<string, string>): [string, string][] {
     return [['period', info.timeStep ?? '30']];
@@ -62,7 +86,7 @@ export class TotpType extends OathTokenType {
    * /token/resync (reference 4.5): otp1 and otp2 consecutive within ±sync_window steps of now and
    * newer than the last used step; timeShift is learned from otp2, count = its step + 1.
    */
-  resync(token: TokenState, otp1: string, otp2: string, now: Date): OtpMatch | null {
+  override resync(token: TokenState, otp1: string, otp2: string, now: Date): OtpMatch | null {
     if (otp1.length !== token.otplen || otp2.length !== token.otplen) return null;
     if (!/^\d+$/.test(otp1) || !/^\d+$/.test(otp2)) return null;
     const { step, secs, current } = this.steps(token, now);
@@ -73,5 +97,23 @@ export class TotpType extends OathTokenType {
     if (findCounter(token.key(), otp2, c1 + 1, 1, token.otplen, hashlib) !== c1 + 1) return null;
     const c2 = c1 + 1;
     return { counter: c2, newCount: c2 + 1, info: { timeShift: String(c2 * step - Math.floor(secs)) } };
+  }
+
+  /** /token/getserial: ±`window` time steps around now. */
+  override searchOtp(token: TokenState, otp: string, window: number, now: Date): OtpMatch | null {
+    return this.matchNear(token, otp, now, window);
+  }
+
+  /** A token file gives the hashlib, time step and drift; the window is the system's. */
+  override importedToken(entry: TokenFileEntry, settings: TypeSettings): ImportedToken | string {
+    const hashlib = importedHashlib(entry);
+    if (typeof hashlib === 'string') return hashlib;
+    const info = {
+      ...hashlib,
+      timeStep: String(entry.timeStep ?? 30),
+      timeWindow: settings.get('totp.timeWindow') || '180',
+      timeShift: String(entry.timeShift ?? 0),
+    };
+    return { info, count: 0 };
   }
 }

@@ -5,9 +5,11 @@
 // whether `2stepinit=1` is honoured (without it the parameter is ignored, as privacyIDEA drops it)
 // and whether a one-step enrollment is refused; the enrollment-scope actions
 // `<type>_2step_clientsize|serversize|difficulty` set the sizes.
-import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { pbkdf2Sync } from 'node:crypto';
 import { ParameterError, PolicyError } from '../errors.ts';
 import { isTrue } from '../is-true.ts';
+import type { ActionDef } from '../policy/index.ts';
+import { randomOf, type TypeRandom } from './random.ts';
 
 export interface TwoStepSizes {
   /** Bytes of the server part. */
@@ -41,6 +43,37 @@ export interface TwoStepPrior {
   key(): Buffer;
 }
 
+/**
+ * The policy actions of two-step enrollment of a type: `<type>_2step` (allow|force) for the caller's
+ * scope, the sizes for the enrollment scope.
+ */
+export function twoStepActions(type: string): {
+  caller: Record<string, ActionDef>;
+  enrollment: Record<string, ActionDef>;
+} {
+  const sizes: [string, string][] = [
+    ['clientsize', 'Bytes of the client part of a two-step enrollment (default 8).'],
+    ['serversize', 'Bytes of the server part of a two-step enrollment (default 20).'],
+    ['difficulty', 'PBKDF2 rounds of a two-step enrollment (default 10000).'],
+  ];
+  return {
+    caller: {
+      [`${type}_2step`]: {
+        type: 'str',
+        description: `Two-step enrollment of ${type} tokens (the client adds part of the seed).`,
+        group: type,
+        values: ['allow', 'force'],
+      },
+    },
+    enrollment: Object.fromEntries(
+      sizes.map(([k, description]) => [
+        `${type}_2step_${k}`,
+        { type: 'int' as const, description, group: type },
+      ]),
+    ),
+  };
+}
+
 export const FORCED_MESSAGE = (type: string) =>
   `The policy ${type}_2step=force requires a two-step enrollment (2stepinit=1).`;
 
@@ -50,7 +83,7 @@ function positive(v: string | undefined, fallback: number): number {
 }
 
 /**
- * Whether this enrollment of a hotp/totp token is a first step, a second step or neither.
+ * Whether this enrollment of a token of a `twoStepEnrollment` type is a first step, a second step or neither.
  * A token of the type waiting in `clientwait` is completed by the request (its `otpkey` is the
  * client part), whatever the policy; `2stepinit` then is an error, as in privacyIDEA.
  * With `<type>_2step=force` a one-step enrollment is refused with a PolicyError (ERR303).
@@ -92,8 +125,8 @@ export async function planTwoStep(
 }
 
 /** The seed to store: the server part (first step) or the derived key (second step). */
-export function twoStepKey(req: TwoStepRequest, otpkey: string | undefined): Buffer {
-  if (req.step === 'init') return randomBytes(req.sizes.serverSize);
+export function twoStepKey(req: TwoStepRequest, otpkey: string | undefined, random?: TypeRandom): Buffer {
+  if (req.step === 'init') return randomOf(random).bytes(req.sizes.serverSize);
   if (!otpkey) throw ParameterError.missing('otpkey');
   if (!/^([0-9a-fA-F]{2})+$/.test(otpkey)) throw new ParameterError('The otpkey must be hexadecimal');
   const client = Buffer.from(otpkey, 'hex');

@@ -2,10 +2,10 @@
 // followed by 32 modhex characters, a 16-byte block encrypted with the token's AES-128 key. The
 // block carries the private uid, the usage and session counters and a CRC; the counters only
 // grow, so a value older than the last accepted one is a replay.
-import { createDecipheriv, randomBytes } from 'node:crypto';
-import QRCode from 'qrcode';
+import { createDecipheriv } from 'node:crypto';
 import { ParameterError } from '../errors.ts';
-import { isTrue } from '../is-true.ts';
+import { givenOrGenerated, seedEntry } from './enrollment.ts';
+import { randomOf } from './random.ts';
 import {
   type Enrollment,
   type EnrollRequest,
@@ -73,6 +73,13 @@ export function decodeYubicoOtp(key: Buffer, otp32: string): YubicoBlock | undef
 
 const HEX = /^([0-9a-fA-F]{2})+$/;
 
+/** A given AES key: 32 hex characters. */
+function readAesKey(otpkey: string): Buffer {
+  if (!HEX.test(otpkey) || otpkey.length !== 32)
+    throw new ParameterError('The otpkey of a yubikey must be an AES-128 key of 32 hex characters');
+  return Buffer.from(otpkey, 'hex');
+}
+
 function param(p: Readonly<Record<string, string>>, ...names: string[]): string | undefined {
   for (const n of names) if (p[n]) return p[n];
   return undefined;
@@ -83,6 +90,7 @@ export class YubikeyType extends TokenType {
   readonly prefix = 'UBAM';
   readonly description = 'Yubikey AES mode: One Time Passwords with Yubikey.';
   override readonly pinAlwaysFirst = true;
+  override readonly importable = true;
 
   /**
    * `otpkey` (the AES key, 32 hex characters) or `genkey`; `otplen` = 32 + the public id length
@@ -91,15 +99,7 @@ export class YubikeyType extends TokenType {
    */
   async enroll(req: EnrollRequest): Promise<Enrollment> {
     const p = req.params;
-    const genkey = isTrue(p.genkey);
-    let key: Buffer;
-    if (p.otpkey && !genkey) {
-      if (!HEX.test(p.otpkey) || p.otpkey.length !== 32)
-        throw new ParameterError('The otpkey of a yubikey must be an AES-128 key of 32 hex characters');
-      key = Buffer.from(p.otpkey, 'hex');
-    } else {
-      key = randomBytes(16);
-    }
+    const { secret: key, generated } = givenOrGenerated(p, readAesKey, () => randomOf(req.random).bytes(16));
     const info: Record<string, string> = {};
     const publicId = param(p, 'yubikey.prefix', 'public_id');
     if (publicId !== undefined) {
@@ -120,11 +120,7 @@ export class YubikeyType extends TokenType {
       );
     if (publicId !== undefined && otplen !== 32 + publicId.length)
       throw new ParameterError('otplen of a yubikey must be 32 + the length of the public id');
-    const detail: Record<string, unknown> = {};
-    if (!p.otpkey || genkey) {
-      const seed = `seed://${key.toString('hex')}`;
-      detail.otpkey = { description: 'OTP seed', value: seed, img: await QRCode.toDataURL(seed) };
-    }
+    const detail = generated ? { otpkey: seedEntry(key.toString('hex')) } : {};
     return { key, otplen, info, detail };
   }
 

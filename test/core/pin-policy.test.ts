@@ -2,11 +2,12 @@
 // -exclusion, [characters]), the failure texts as privacyIDEA builds them, random PINs that fit the
 // value, and the per-type actions declared for every token type.
 import { describe, expect, it } from 'vitest';
-import { PIN_CLASSES, pinCharsets, pinContentsError, randomPin } from '../../src/policy/char-classes.ts';
-// Declares the per-type PIN actions.
-import '../../src/core/token/pin-policy.ts';
+import { policyDefinitions } from '../../src/core/policy/index.ts';
 import { PolicyError } from '../../src/errors.ts';
-import { actionDef } from '../../src/policy/definitions.ts';
+import { PIN_CLASSES, pinCharsets, pinContentsError, randomPin } from '../../src/policy/char-classes.ts';
+
+/** The definitions of the server: the static table and the registered token types. */
+const { actionDef } = policyDefinitions();
 
 const { c: LETTERS, n: DIGITS, s: PUNCTUATION } = PIN_CLASSES;
 const ALL = LETTERS + DIGITS + PUNCTUATION;

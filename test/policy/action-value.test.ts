@@ -1,11 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { ParameterError } from '../../src/errors.ts';
 import {
+  type ActionDict,
   formatActionText,
-  parseActions,
   parseActionText,
-  validateActions,
+  parseActions as parseWith,
+  validateActions as validateWith,
 } from '../../src/policy/action-value.ts';
+import { definitionsFor } from '../../src/policy/definitions.ts';
+
+/** The static table alone: no token type's actions. */
+const definitions = definitionsFor([]);
+const parseActions = (scope: string, action: string | Readonly<Record<string, unknown>>) =>
+  parseWith(scope, action, definitions);
+const validateActions = (scope: string, dict: Readonly<ActionDict>) => validateWith(scope, dict, definitions);
 
 function err(fn: () => unknown): ParameterError {
   try {

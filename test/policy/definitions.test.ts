@@ -1,18 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { menusFor, rightCandidates } from '../../src/policy/admin-actions.ts';
-import {
-  actionDef,
-  actionsOf,
-  clearDynamicActions,
-  defsForApi,
-  isKnownAction,
-  registerDynamicActions,
-  scopes,
-} from '../../src/policy/definitions.ts';
+import { describe, expect, it } from 'vitest';
+import { menusFor } from '../../src/policy/admin-actions.ts';
+import { definitionsFor, scopes, type TokenTypeActions } from '../../src/policy/definitions.ts';
+
+/** The static table alone: no token type's actions. */
+const { actionDef, actionsOf, defsForApi, isKnownAction, rightCandidates } = definitionsFor([]);
 
 describe('policy definitions', () => {
-  afterEach(() => clearDynamicActions());
-
   it('knows the scopes of privacyIDEA 3.13', () => {
     expect([...scopes()].sort()).toEqual(
       [
@@ -69,29 +62,30 @@ describe('policy definitions', () => {
     }
   });
 
-  it('registers dynamic actions without overriding static ones', () => {
+  it('adds the actions a token type declares without overriding static ones', () => {
     expect(isKnownAction('admin', 'enrollHOTP')).toBe(false);
-    registerDynamicActions('admin', {
-      enrollHOTP: {
-        type: 'bool',
-        description: 'Enroll HOTP tokens.',
-        group: 'enrollment',
-        mainmenu: ['tokens'],
+    const type: TokenTypeActions = {
+      type: 'hotp',
+      description: 'HOTP tokens.',
+      enrollAction: 'enrollHOTP',
+      userEnrollable: true,
+      policyActions: {
+        admin: { tokenlist: { type: 'int', description: 'hijack', group: 'x' } },
+        enrollment: {
+          hotp_2step: { type: 'str', description: '2step', group: 'HOTP', values: ['allow', 'force'] },
+        },
       },
-      tokenlist: { type: 'int', description: 'hijack', group: 'x' },
-    });
-    registerDynamicActions('enrollment', {
-      hotp_2step: { type: 'str', description: '2step', group: 'HOTP', values: ['allow', 'force'] },
-    });
-    expect(actionDef('admin', 'enrollHOTP')?.type).toBe('bool');
-    expect(actionDef('admin', 'tokenlist')?.type).toBe('bool');
-    expect(defsForApi('enrollment').hotp_2step).toEqual({
+    };
+    const withType = definitionsFor([type]);
+    expect(withType.actionDef('admin', 'enrollHOTP')?.type).toBe('bool');
+    expect(withType.actionDef('admin', 'tokenlist')?.type).toBe('bool');
+    expect(withType.defsForApi('enrollment').hotp_2step).toEqual({
       type: 'str',
       desc: '2step',
       group: 'HOTP',
       value: ['allow', 'force'],
     });
-    clearDynamicActions();
+    // Pure: the static definitions did not change.
     expect(isKnownAction('admin', 'enrollHOTP')).toBe(false);
   });
 

@@ -1,8 +1,8 @@
 // The static-password types (spass, pw, registration; reference 3.1, 4.5) and the type registry
 // with its `enroll<TYPE>` policy actions.
 import { describe, expect, it } from 'vitest';
+import { policyDefinitions } from '../../src/core/policy/index.ts';
 import { ParameterError, PolicyError, TokenAdminError } from '../../src/errors.ts';
-import { actionDef } from '../../src/policy/definitions.ts';
 import { HotpType } from '../../src/tokens/hotp.ts';
 import { PwType, RegistrationType, randomPassword } from '../../src/tokens/password-type.ts';
 import { findTokenType, tokenType, tokenTypes } from '../../src/tokens/registry.ts';
@@ -11,6 +11,8 @@ import type { EnrollRequest, TokenState } from '../../src/tokens/token-type.ts';
 import { TotpType } from '../../src/tokens/totp.ts';
 
 const GENERATED = /^[1-9a-km-zA-HJ-NP-Z]+$/;
+/** The definitions of the server: the static table and the registered token types. */
+const { actionDef } = policyDefinitions();
 
 function request(
   params: Record<string, string>,

@@ -3,10 +3,10 @@
 // into the /auth answer and the JWT for the web UI to show what the caller may use; every endpoint
 // still checks its own right on each request.
 
-import { actionsOf, type CompiledPolicy, listMatches, rightCandidates } from '../../policy/index.ts';
+import { type CompiledPolicy, listMatches } from '../../policy/index.ts';
 import type { Caller, Context, Runtime } from '../context.ts';
 import { findUser, type ResolvedUser } from '../directory/index.ts';
-import { compiledPolicies } from '../policy/index.ts';
+import { compiledPolicies, policyDefinitions } from '../policy/index.ts';
 
 /** The policies of the caller's scope that apply to the caller (no action filter), or undefined if none is active. */
 async function callerPolicies(
@@ -39,11 +39,12 @@ async function callerPolicies(
 
 /** The rights of a caller; `user` is the realm user behind a user login (for resolver and userinfo matching). */
 export async function rightsOf(rt: Runtime, caller: Caller, user?: ResolvedUser): Promise<string[]> {
-  const candidates = rightCandidates(caller.role);
+  const definitions = policyDefinitions();
+  const candidates = definitions.rightCandidates(caller.role);
   const policies = await callerPolicies(rt, caller, user);
   if (!policies) return candidates;
   const granted = new Set<string>();
-  const defs = actionsOf(caller.role);
+  const defs = definitions.actionsOf(caller.role);
   for (const name of candidates) {
     const def = defs[name];
     if (def?.type === 'bool') {
@@ -68,7 +69,7 @@ export async function enrollableTypes(ctx: Context): Promise<Record<string, stri
     ctx.caller.role === 'user' ? await findUser(ctx, ctx.caller.username, ctx.caller.realm) : undefined;
   const rights = new Set(await rightsOf(ctx, ctx.caller, user));
   const out: Record<string, string> = {};
-  for (const [name, def] of Object.entries(actionsOf(ctx.caller.role))) {
+  for (const [name, def] of Object.entries(policyDefinitions().actionsOf(ctx.caller.role))) {
     const m = /^enroll([A-Z0-9]+)$/.exec(name);
     if (m && def.type === 'bool' && rights.has(name)) out[(m[1] as string).toLowerCase()] = def.description;
   }

@@ -1,5 +1,7 @@
 // Policies (/policy/): stored, validated, listed, imported and exported, and kept compiled per
-// database behind the policy change counter for the matching engine (src/policy).
+// database behind the policy change counter for the matching engine (src/policy); the policy
+// definitions of the static table and the token types.
+export { policyDefinitions } from './definitions.ts';
 export { type ImportedPolicy, importPoliciesReport, type PolicyImportOutcome } from './import-report.ts';
 export {
   checkPolicy,

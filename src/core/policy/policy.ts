@@ -14,7 +14,6 @@ import {
   compileConditions,
   compilePolicies,
   compilePolicy,
-  defsForApi,
   type FileValue,
   formatPolicyFile,
   isScope,
@@ -34,6 +33,7 @@ import {
 } from '../change-counters.ts';
 import type { Context, Runtime } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
+import { policyDefinitions } from './definitions.ts';
 
 /** The change counter row in `meta`: incremented by every policy write. */
 export { POLICY_VERSION_ROW };
@@ -262,7 +262,7 @@ async function validate(
   action: string | Readonly<Record<string, unknown>>,
 ): Promise<ActionDict> {
   if (!isScope(p.scope)) throw new ParameterError(`Invalid scope '${p.scope}'`);
-  const dict = parseActions(p.scope, action);
+  const dict = parseActions(p.scope, action, policyDefinitions());
   for (const f of ['realm', 'resolver', 'user', 'adminrealm', 'adminuser'] as const) checkPatterns(f, p[f]);
   const realms = (await trx.selectFrom('realm').select('name').execute()).map((r) => r.name);
   const badRealms = missingNames(p.realm, realms);
@@ -534,7 +534,7 @@ export async function checkPolicy(
 /** GET /policy/defs[/<scope>]: the definitions; `servicenodes`/`pinodes` list the known nodes. */
 export async function policyDefs(rt: Runtime, scope?: string): Promise<unknown> {
   if (scope === 'servicenodes' || scope === 'pinodes') return nodeNames(rt.store.db);
-  return defsForApi(scope);
+  return policyDefinitions().defsForApi(scope);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,9 +1,8 @@
 // GET /token/getserial/<otp>: the token that produced an OTP value.
 import { sql } from 'kysely';
 import { ERR, TokenAdminError } from '../../errors.ts';
-import type { OtpMatch } from '../../tokens/index.ts';
+import { findTokenType, type OtpMatch } from '../../tokens/index.ts';
 import type { Context } from '../context.ts';
-import { hotp, totp } from './resync.ts';
 import { consumeOtp, type LoadedToken, loadRows, setTokenInfoRacing, tokenState } from './store.ts';
 
 export interface GetSerialQuery {
@@ -17,11 +16,12 @@ export interface GetSerialQuery {
 }
 
 /**
- * GET /token/getserial/<otp>: the HOTP or TOTP token among the candidates whose values within
- * `window` hold the OTP (HOTP: the next `window` counters; TOTP: ±`window` time steps around now,
- * newer than its last accepted step). The value is consumed: the counter moves past it (TOTP: the
- * matched step becomes the last accepted one and the drift is learned), so it can no longer be
- * used to authenticate. Several matches → ERR1200.
+ * GET /token/getserial/<otp>: the token among the candidates whose values within `window` hold the
+ * OTP, asked of every type that can search its values (TokenType.searchOtp; HOTP: the next
+ * `window` counters; TOTP: ±`window` time steps around now, newer than its last accepted step).
+ * The value is consumed: the counter moves past it (TOTP: the matched step becomes the last
+ * accepted one and the drift is learned), so it can no longer be used to authenticate. Several
+ * matches → ERR1200.
  */
 export async function serialByOtp(
   ctx: Context,
@@ -29,8 +29,7 @@ export async function serialByOtp(
   q: GetSerialQuery,
 ): Promise<{ serial: string | null; count: number }> {
   let query = ctx.store.db.selectFrom('token');
-  if (q.type)
-    query = query.where('tokentype', '=', q.type.toLowerCase() === 'hmac' ? 'hotp' : q.type.toLowerCase());
+  if (q.type) query = query.where('tokentype', '=', findTokenType(q.type)?.type ?? q.type.toLowerCase());
   if (q.serial)
     query = query.where(
       sql<boolean>`serial LIKE ${`%${q.serial.replace(/[!%_]/g, (c) => `!${c}`)}%`} ESCAPE '!'`,
@@ -43,15 +42,9 @@ export async function serialByOtp(
   const window = q.window ?? 10;
   const now = ctx.clock();
   const found: { t: LoadedToken; match: OtpMatch }[] = [];
-  for (const t of await loadRows(
-    ctx,
-    rows.filter((r) => r.tokentype === 'hotp' || r.tokentype === 'totp'),
-  )) {
-    const state = tokenState(ctx, t);
-    const match =
-      t.row.tokentype === 'hotp'
-        ? hotp.matchAhead(state, otp, window)
-        : totp.matchNear(state, otp, now, window);
+  const searchable = rows.filter((r) => findTokenType(r.tokentype)?.otpSearchable);
+  for (const t of await loadRows(ctx, searchable)) {
+    const match = t.type.searchOtp(tokenState(ctx, t), otp, window, now);
     if (match) found.push({ t, match });
   }
   if (found.length > 1)

@@ -1,13 +1,15 @@
-// POST /token/lost/<serial>: a temporary password token replaces a lost one, whose owner, realms
-// and PIN it takes over; the lost token is disabled.
+// POST /token/lost/<serial>: a temporary password token (the registry's lostTokenType) replaces a
+// lost one, whose owner, realms and PIN it takes over; the lost token is disabled.
 import { ERR, TokenAdminError } from '../../errors.ts';
 import { randomChars } from '../../policy/index.ts';
+import { lostTokenType } from '../../tokens/index.ts';
 import type { Context } from '../context.ts';
-import { configSnapshot } from '../system/index.ts';
 import { enrollmentValue } from './enrollment-policy.ts';
+import { creationInfo, insertToken, newTokenRow } from './new-token.ts';
 import { ownerUser } from './owner.ts';
 import { inTransaction, pick, refuseLocked } from './select.ts';
 import { checkSerial } from './serial.ts';
+import { typeSettings } from './settings.ts';
 import {
   deleteTokenRows,
   findToken,
@@ -80,44 +82,25 @@ export async function lostToken(ctx: Context, serial: string): Promise<LostResul
   const endDate = formatMinute(new Date(now.getTime() + days * 86400000));
   const newSerial = `lost${serial}`;
   checkSerial(newSerial);
+  const type = lostTokenType();
   const previous = await findToken(ctx, newSerial);
-  if (previous && previous.row.tokentype !== 'pw')
+  if (previous && previous.row.tokentype !== type.type)
     throw new TokenAdminError(
-      `init token failed: Token ${newSerial} already exists with type ${previous.row.tokentype}. Can not initialize token with new type pw`,
+      `init token failed: Token ${newSerial} already exists with type ${previous.row.tokentype}. Can not initialize token with new type ${type.type}`,
     );
   if (previous) refuseLocked([previous]);
-  const settings = await configSnapshot(ctx);
-  const setting = (k: string, d: number) => positive(settings.get(k)?.value, d);
+  const row = newTokenRow(await typeSettings(ctx), {
+    serial: newSerial,
+    tokentype: type.type,
+    description: `temporary replacement for ${serial}`.slice(0, 80),
+    otplen: password.length,
+    key_enc: sealKey(ctx, Buffer.from(password, 'utf8')),
+    pin_hash: t.row.pin_hash,
+  });
   await inTransaction(ctx, async (trx) => {
     if (previous) await deleteTokenRows(trx, previous);
-    await trx
-      .insertInto('token')
-      .values({
-        serial: newSerial,
-        tokentype: 'pw',
-        description: `temporary replacement for ${serial}`.slice(0, 80),
-        otplen: password.length,
-        key_enc: sealKey(ctx, Buffer.from(password, 'utf8')),
-        rollout_state: '',
-        pin_hash: t.row.pin_hash,
-        maxfail: setting('DefaultMaxFailCount', 10),
-        failcount: 0,
-        count: 0,
-        count_window: setting('DefaultCountWindow', 10),
-        sync_window: setting('DefaultSyncWindow', 1000),
-        active: 1,
-        revoked: 0,
-        locked: 0,
-      })
-      .execute();
-    const id = (
-      await trx.selectFrom('token').select('id').where('serial', '=', newSerial).executeTakeFirstOrThrow()
-    ).id;
-    await setTokenInfo(ctx, trx, id, {
-      tokenkind: 'software',
-      creation_date: `${now.toISOString().slice(0, 19)}+00:00`,
-      validity_period_end: endDate,
-    });
+    const id = await insertToken(trx, row);
+    await setTokenInfo(ctx, trx, id, { ...creationInfo('software', now), validity_period_end: endDate });
     await setTokenOwner(trx, id, t.owner);
     await setTokenRealms(trx, id, t.realms);
     await trx.updateTable('token').set({ active: 0 }).where('id', '=', t.row.id).execute();

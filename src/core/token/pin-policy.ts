@@ -1,12 +1,11 @@
 // The OTP PIN rules of the admin and user scopes (reference 3.3, 3.5, 5.5): otp_pin_minlength,
 // otp_pin_maxlength and otp_pin_contents checked wherever a PIN is set, and random PINs
 // (otp_pin_random on enrollment, otp_pin_set_random for /token/setrandompin). Each rule is looked
-// up first as the per-type action `<type>_otp_pin_…` (declared here for every token type), then as
-// the generic one, as privacyIDEA does.
+// up first as the per-type action `<type>_otp_pin_…` (declared for every token type in
+// src/policy/definitions.ts), then as the generic one, as privacyIDEA does.
 
 import { PolicyError } from '../../errors.ts';
-import { parseDuration, pinContentsError, randomPin, registerDynamicActions } from '../../policy/index.ts';
-import { tokenTypes } from '../../tokens/index.ts';
+import { parseDuration, pinContentsError, randomPin } from '../../policy/index.ts';
 import { actionValue, type Target } from '../access/index.ts';
 import type { Context } from '../context.ts';
 import { type EnrollmentSubject, enrollmentIsSet, enrollmentValue } from './enrollment-policy.ts';
@@ -15,28 +14,6 @@ import { formatMinute } from './store.ts';
 const PIN_ACTIONS = ['otp_pin_minlength', 'otp_pin_maxlength', 'otp_pin_contents'] as const;
 
 type PinAction = (typeof PIN_ACTIONS)[number];
-
-for (const scope of ['admin', 'user'] as const) {
-  for (const t of tokenTypes()) {
-    registerDynamicActions(scope, {
-      [`${t.type}_otp_pin_minlength`]: {
-        type: 'int',
-        description: `The minimum length of the OTP PIN of ${t.type} tokens.`,
-        group: 'pin',
-      },
-      [`${t.type}_otp_pin_maxlength`]: {
-        type: 'int',
-        description: `The maximum length of the OTP PIN of ${t.type} tokens.`,
-        group: 'pin',
-      },
-      [`${t.type}_otp_pin_contents`]: {
-        type: 'str',
-        description: `Character classes the OTP PIN of ${t.type} tokens must contain (c, n, s, +/- prefix, or [chars]).`,
-        group: 'pin',
-      },
-    });
-  }
-}
 
 function intValue(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -65,7 +42,7 @@ export async function checkPinPolicy(
   ctx: Context,
   pin: string,
   target: Target,
-  tokentype = 'hotp',
+  tokentype: string,
 ): Promise<void> {
   const length = [...pin].length;
   const min = intValue(await pinPolicyValue(ctx, 'otp_pin_minlength', target, tokentype));
@@ -84,7 +61,7 @@ export async function randomPinFor(
   ctx: Context,
   length: number,
   target: Target,
-  tokentype = 'hotp',
+  tokentype: string,
 ): Promise<string> {
   const contents = (await pinPolicyValue(ctx, 'otp_pin_contents', target, tokentype)) ?? '';
   return randomPin(length, contents, (max) => ctx.random.int(max));

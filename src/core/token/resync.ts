@@ -1,13 +1,9 @@
-// POST /token/resync (reference 4.5): two consecutive OTP values re-align a token's counter.
-import { ParameterError, TokenAdminError } from '../../errors.ts';
-import { findCounter, HotpType, hashlibOf, TotpType } from '../../tokens/index.ts';
+// POST /token/resync (reference 4.5): two consecutive OTP values re-align a token's counter; the
+// type finds them (TokenType.resync), this file stores what it found.
+import { ParameterError } from '../../errors.ts';
 import type { Context } from '../context.ts';
 import { inTransaction, pick, refuseLocked, type Selection } from './select.ts';
 import { setTokenInfo, tokenState } from './store.ts';
-
-export const hotp = new HotpType();
-
-export const totp = new TotpType();
 
 /** POST /token/resync: two consecutive values re-align the counter (reference 4.5). */
 export async function resyncToken(
@@ -22,23 +18,11 @@ export async function resyncToken(
   if (p.tokens.length !== 1) throw new ParameterError('resync needs exactly one token');
   const t = p.tokens[0]!;
   refuseLocked([t]);
-  const state = tokenState(ctx, t);
-  let update: { count: number; info?: Record<string, string> } | undefined;
-  if (t.row.tokentype === 'hotp') {
-    const c = hotp.findInSyncWindow(state, otp1);
-    if (c >= 0 && findCounter(state.key(), otp2, c + 1, 1, state.otplen, hashlibOf(state)) === c + 1)
-      update = { count: c + 2 };
-  } else if (t.row.tokentype === 'totp') {
-    const m = totp.resync(state, otp1, otp2, ctx.clock());
-    if (m) update = { count: m.newCount, ...(m.info ? { info: m.info } : {}) };
-  } else {
-    throw new TokenAdminError(`Token type ${t.row.tokentype} can not be resynchronized`);
-  }
-  if (!update) return false;
-  const u = update;
+  const match = t.type.resync(tokenState(ctx, t), otp1, otp2, ctx.clock());
+  if (!match) return false;
   await inTransaction(ctx, async (trx) => {
-    await trx.updateTable('token').set({ count: u.count }).where('id', '=', t.row.id).execute();
-    if (u.info) await setTokenInfo(ctx, trx, t.row.id, u.info);
+    await trx.updateTable('token').set({ count: match.newCount }).where('id', '=', t.row.id).execute();
+    if (match.info) await setTokenInfo(ctx, trx, t.row.id, match.info);
   });
   return true;
 }

@@ -1,19 +1,16 @@
 // A token file as the parsers read it: the tokens found, and the entries not imported with why.
 import { TokenAdminError } from '../../../errors.ts';
+import type { TokenFileEntry } from '../../../tokens/index.ts';
 
 export type ValidateMac = 'no_check' | 'check_fail_soft' | 'check_fail_hard';
 
-/** One token found in a file. */
-export interface ParsedToken {
+/** One token found in a file; its type reads the hashlib, time step, drift and counter. */
+export interface ParsedToken extends TokenFileEntry {
   serial: string;
   type: string;
   /** The seed, hex. */
   otpkey: string;
   otplen?: number | undefined;
-  hashlib?: string | undefined;
-  timeStep?: number | undefined;
-  timeShift?: number | undefined;
-  counter?: number | undefined;
   description?: string | undefined;
   /** Version 2 OATH CSV: the owner. */
   user?: { username: string; resolver: string; realm: string } | undefined;
