@@ -1,8 +1,11 @@
 // GET /token/challenges and DELETE /token/challenges/expired: the open challenges of tokens, as far
 // as the caller may see the tokens.
+import type { Selectable } from 'kysely';
 import { PolicyError } from '../../errors.ts';
+import type { ChallengeTable } from '../../store/index.ts';
 import { grantedRealms } from '../access/index.ts';
 import type { Context } from '../context.ts';
+import { pageLinks, pageOf } from './page.ts';
 import { inTransaction, mayActOn } from './select.ts';
 import { requireToken } from './store.ts';
 
@@ -56,42 +59,37 @@ export async function listChallenges(
   const count = Number(
     (await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n,
   );
-  const pagesize = q.pagesize && q.pagesize > 0 ? Math.min(q.pagesize, 10000) : 15;
-  const page = q.page && q.page > 0 ? q.page : 1;
+  const { page, pagesize, offset } = pageOf(q);
   const sortby = q.sortby && CHALLENGE_SORT.has(q.sortby) ? q.sortby : 'timestamp';
   const rows = await query
     .selectAll()
     .orderBy(sortby as 'timestamp', q.sortdir === 'desc' ? 'desc' : 'asc')
     .orderBy('id')
     .limit(pagesize)
-    .offset((page - 1) * pagesize)
+    .offset(offset)
     .execute();
-  const challenges = rows.map((r) => {
-    let data: unknown = r.data;
-    try {
-      data = JSON.parse(r.data);
-    } catch {
-      // kept as text
-    }
-    return {
-      id: r.id,
-      transaction_id: r.transaction_id,
-      challenge: r.challenge,
-      serial: r.serial,
-      data,
-      otp_received: r.received_count > 0,
-      received_count: r.received_count,
-      otp_valid: r.otp_valid === 1,
-      expiration: httpDate(r.expiration),
-      timestamp: httpDate(r.timestamp),
-    };
-  });
+  return { challenges: rows.map(challengeView), count, current: page, ...pageLinks(page, pagesize, count) };
+}
+
+/** A challenge as the API shows it: its data parsed where it is JSON, dates as HTTP dates. */
+function challengeView(r: Selectable<ChallengeTable>): Record<string, unknown> {
+  let data: unknown = r.data;
+  try {
+    data = JSON.parse(r.data);
+  } catch {
+    // kept as text
+  }
   return {
-    challenges,
-    count,
-    current: page,
-    prev: page > 1 ? page - 1 : null,
-    next: page * pagesize < count ? page + 1 : null,
+    id: r.id,
+    transaction_id: r.transaction_id,
+    challenge: r.challenge,
+    serial: r.serial,
+    data,
+    otp_received: r.received_count > 0,
+    received_count: r.received_count,
+    otp_valid: r.otp_valid === 1,
+    expiration: httpDate(r.expiration),
+    timestamp: httpDate(r.timestamp),
   };
 }
 

@@ -1,10 +1,13 @@
 // GET /token/ (reference 3.4): the token listing with privacyIDEA's filters, sorting and pages, as
 // far as the caller may see.
-import { sql } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
 import { ParameterError } from '../../errors.ts';
+import type { Database } from '../../store/index.ts';
 import { actionValues, grantedRealms } from '../access/index.ts';
 import type { Context, Runtime } from '../context.ts';
+import type { ResolvedUser } from '../directory/index.ts';
 import { ownerOf } from './owner.ts';
+import { pageLinks, pageOf } from './page.ts';
 import { loadTokenPage, type TokenRow } from './store.ts';
 import { type TokenView, tokenViews } from './view.ts';
 
@@ -73,11 +76,61 @@ async function countEveryToken(rt: Runtime): Promise<number> {
   return Number(r.n);
 }
 
+/** A selection of token rows, narrowed filter by filter. */
+type TokenQuery = SelectQueryBuilder<Database, 'token', object>;
+
 export async function listTokens(
   ctx: Context,
   q: ListQuery,
 ): Promise<{ tokens: TokenView[]; count: number; prev: number | null; next: number | null }> {
   const everyToken = ctx.store.db.selectFrom('token');
+  let query = ownerColumnFilters(attributeFilters(everyToken, q), q);
+  const ownerQuery = ctx.caller.role === 'user' ? { user: ctx.caller.username, realm: ctx.caller.realm } : q;
+  const owner = ownerQuery.user ? await ownerOf(ctx, ownerQuery) : undefined;
+  // hide_tokeninfo (privacyIDEA's prepolicy sets hidden_tokeninfo, overriding any request
+  // parameter), asked while the tokens are read.
+  const hiding = actionValues(
+    ctx,
+    'hide_tokeninfo',
+    owner ? { user: owner.login, realm: owner.realm, resolver: owner.resolver } : {},
+  );
+  hiding.catch(() => undefined); // awaited below; a failure before that must not go unhandled
+  query = placeFilters(query, q, owner);
+  // Realm-restricted administrators see the tokens of their tokenlist realms only.
+  const granted = ctx.caller.role === 'admin' ? await grantedRealms(ctx, 'tokenlist') : undefined;
+  if (granted) {
+    query = query.where('token.id', 'in', (eb) =>
+      eb
+        .selectFrom('tokenrealm')
+        .innerJoin('realm', 'realm.id', 'tokenrealm.realm_id')
+        .select('tokenrealm.token_id')
+        .where('realm.name', 'in', granted.length ? granted : ['']),
+    );
+  }
+  const { page, pagesize, offset } = pageOf(q);
+  const sortby = q.sortby && SORTABLE.has(q.sortby) ? q.sortby : 'serial';
+  // The count and the page at once (on a server database, two connections).
+  const [count, { tokens: loaded, groups }] = await Promise.all([
+    query === everyToken ? countEveryToken(ctx) : countOf(query),
+    loadTokenPage(ctx, query, {
+      sortby: sortby as keyof TokenRow,
+      desc: q.sortdir === 'desc',
+      limit: pagesize,
+      offset,
+    }),
+  ]);
+  const hidden = new Set((await hiding).keys());
+  const tokens = withoutInfo(await tokenViews(ctx, loaded, groups), hidden);
+  return { tokens, count, ...pageLinks(page, pagesize, count) };
+}
+
+async function countOf(query: TokenQuery): Promise<number> {
+  const r = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** The filters on the token's own columns and tokeninfo: serial, type, description, state, info. */
+function attributeFilters(everyToken: TokenQuery, q: ListQuery): TokenQuery {
   let query = everyToken;
   const serials = q.serial && !q.serial.includes('*') ? q.serial.split(',').map((s) => s.trim()) : undefined;
   if (serials) query = query.where('token.serial', 'in', serials);
@@ -96,35 +149,45 @@ export async function listTokens(
       sql<boolean>`LOWER(token.rollout_state) LIKE ${likePattern(q.rollout_state.toLowerCase())} ESCAPE '!'`,
     );
   else if (q.rollout_state) query = query.where('token.rollout_state', '=', q.rollout_state);
-  if (q.type_list !== undefined) {
-    const types = q.type_list
-      .split(',')
-      .map((t) => t.trim().toLowerCase())
-      .filter((t) => t !== '');
-    if (!types.length) throw new ParameterError("'type_list' must name at least one token type");
-    query = query.where('token.tokentype', 'in', types);
-  }
+  if (q.type_list !== undefined) query = query.where('token.tokentype', 'in', typeList(q.type_list));
+  return infoFilter(query, q);
+}
+
+function typeList(text: string): string[] {
+  const types = text
+    .split(',')
+    .map((t) => t.trim().toLowerCase())
+    .filter((t) => t !== '');
+  if (!types.length) throw new ParameterError("'type_list' must name at least one token type");
+  return types;
+}
+
+/** infokey + infovalue: tokens with exactly that tokeninfo value (both or neither). */
+function infoFilter(query: TokenQuery, q: ListQuery): TokenQuery {
   if ((q.infokey === undefined) !== (q.infovalue === undefined))
     throw ParameterError.missing(q.infokey === undefined ? 'infokey' : 'infovalue');
-  if (q.infokey !== undefined && q.infovalue !== undefined) {
-    const [key, value] = [q.infokey, q.infovalue];
-    // Correlated on the (token_id, key) unique index: one index probe per candidate token.
-    query = query.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('tokeninfo')
-          .select('tokeninfo.token_id')
-          .whereRef('tokeninfo.token_id', '=', 'token.id')
-          .where('tokeninfo.key', '=', key)
-          .where('tokeninfo.value', '=', value),
-      ),
-    );
-  }
-  // privacyIDEA: `userid` and `resolver` filter the owner; `*` matches anything, so alone it is no filter.
+  if (q.infokey === undefined || q.infovalue === undefined) return query;
+  const [key, value] = [q.infokey, q.infovalue];
+  // Correlated on the (token_id, key) unique index: one index probe per candidate token.
+  return query.where(({ exists, selectFrom }) =>
+    exists(
+      selectFrom('tokeninfo')
+        .select('tokeninfo.token_id')
+        .whereRef('tokeninfo.token_id', '=', 'token.id')
+        .where('tokeninfo.key', '=', key)
+        .where('tokeninfo.value', '=', value),
+    ),
+  );
+}
+
+/** privacyIDEA: `userid` and `resolver` filter the owner; `*` matches anything, so alone it is no filter. */
+function ownerColumnFilters(query: TokenQuery, q: ListQuery): TokenQuery {
   const ownerPattern = (v: string | undefined) => (v?.replace(/\*/g, '') ? v : undefined);
   const userid = ownerPattern(q.userid);
   const resolver = ownerPattern(q.resolver);
+  let out = query;
   if (userid || resolver) {
-    query = query.where(({ exists, selectFrom }) => {
+    out = out.where(({ exists, selectFrom }) => {
       let owners = selectFrom('tokenowner')
         .select('tokenowner.token_id')
         .whereRef('tokenowner.token_id', '=', 'token.id');
@@ -139,19 +202,15 @@ export async function listTokens(
       return exists(owners);
     });
   }
-  if (q.container_serial) query = query.where(sql<boolean>`1 = 0`);
-  const ownerQuery = ctx.caller.role === 'user' ? { user: ctx.caller.username, realm: ctx.caller.realm } : q;
-  const owner = ownerQuery.user ? await ownerOf(ctx, ownerQuery) : undefined;
-  // hide_tokeninfo (privacyIDEA's prepolicy sets hidden_tokeninfo, overriding any request
-  // parameter), asked while the tokens are read.
-  const hiding = actionValues(
-    ctx,
-    'hide_tokeninfo',
-    owner ? { user: owner.login, realm: owner.realm, resolver: owner.resolver } : {},
-  );
-  hiding.catch(() => undefined); // awaited below; a failure before that must not go unhandled
+  if (q.container_serial) out = out.where(sql<boolean>`1 = 0`);
+  return out;
+}
+
+/** The owner (or the owner's realm), the token realm and whether the token is assigned. */
+function placeFilters(query: TokenQuery, q: ListQuery, owner: ResolvedUser | undefined): TokenQuery {
+  let out = query;
   if (owner) {
-    query = query.where('token.id', 'in', (eb) =>
+    out = out.where('token.id', 'in', (eb) =>
       eb
         .selectFrom('tokenowner')
         .select('token_id')
@@ -159,7 +218,7 @@ export async function listTokens(
         .where('user_id', '=', owner.userid),
     );
   } else if (q.realm) {
-    query = query.where('token.id', 'in', (eb) =>
+    out = out.where('token.id', 'in', (eb) =>
       eb
         .selectFrom('tokenowner')
         .innerJoin('realm', 'realm.id', 'tokenowner.realm_id')
@@ -168,56 +227,28 @@ export async function listTokens(
     );
   }
   if (q.tokenrealm) {
-    query = query.where('token.id', 'in', (eb) =>
+    const realm = q.tokenrealm.toLowerCase();
+    out = out.where('token.id', 'in', (eb) =>
       eb
         .selectFrom('tokenrealm')
         .innerJoin('realm', 'realm.id', 'tokenrealm.realm_id')
         .select('tokenrealm.token_id')
-        .where('realm.name', '=', q.tokenrealm!.toLowerCase()),
+        .where('realm.name', '=', realm),
     );
   }
-  if (q.assigned === 'true' || q.assigned === 'false') {
-    query =
-      q.assigned === 'true'
-        ? query.where('token.id', 'in', (eb) => eb.selectFrom('tokenowner').select('token_id'))
-        : query.where('token.id', 'not in', (eb) => eb.selectFrom('tokenowner').select('token_id'));
-  }
-  // Realm-restricted administrators see the tokens of their tokenlist realms only.
-  const granted = ctx.caller.role === 'admin' ? await grantedRealms(ctx, 'tokenlist') : undefined;
-  if (granted) {
-    query = query.where('token.id', 'in', (eb) =>
-      eb
-        .selectFrom('tokenrealm')
-        .innerJoin('realm', 'realm.id', 'tokenrealm.realm_id')
-        .select('tokenrealm.token_id')
-        .where('realm.name', 'in', granted.length ? granted : ['']),
-    );
-  }
-  const pagesize = q.pagesize && q.pagesize > 0 ? Math.min(q.pagesize, 10000) : 15;
-  const page = q.page && q.page > 0 ? q.page : 1;
-  const sortby = q.sortby && SORTABLE.has(q.sortby) ? q.sortby : 'serial';
-  // The count and the page at once (on a server database, two connections).
-  const [count, { tokens: loaded, groups }] = await Promise.all([
-    query === everyToken
-      ? countEveryToken(ctx)
-      : query
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-          .then((r) => Number(r.n)),
-    loadTokenPage(ctx, query, {
-      sortby: sortby as keyof TokenRow,
-      desc: q.sortdir === 'desc',
-      limit: pagesize,
-      offset: (page - 1) * pagesize,
-    }),
-  ]);
-  const hiddenValues = await hiding;
-  const tokens = await tokenViews(ctx, loaded, groups);
-  const hidden = new Set(hiddenValues.keys());
+  if (q.assigned === 'true')
+    out = out.where('token.id', 'in', (eb) => eb.selectFrom('tokenowner').select('token_id'));
+  if (q.assigned === 'false')
+    out = out.where('token.id', 'not in', (eb) => eb.selectFrom('tokenowner').select('token_id'));
+  return out;
+}
+
+/** The token views without the hidden tokeninfo keys (hide_tokeninfo). */
+function withoutInfo(tokens: TokenView[], hidden: ReadonlySet<string>): TokenView[] {
   if (hidden.size)
     for (const t of tokens)
       t.info = Object.fromEntries(
         Object.entries(t.info as Record<string, unknown>).filter(([key]) => !hidden.has(key)),
       );
-  return { tokens, count, prev: page > 1 ? page - 1 : null, next: page * pagesize < count ? page + 1 : null };
+  return tokens;
 }
