@@ -1,6 +1,5 @@
 // The token types: one interface, one registry, one file per type.
 export { type Eyes, missingEyes, parseEyes, requirementsOf, separatorOf } from './four-eyes.ts';
-export { HotpType } from './hotp.ts';
 export { isHashlib } from './oath.ts';
 export { defaultTokenType, findTokenType, lostTokenType, tokenTypes } from './registry.ts';
 export {
