@@ -1,10 +1,11 @@
 // What every service function receives: the runtime (database, config, keys, clock, logger) and
 // the caller on whose behalf it acts. Services never look at Koa or commander.
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import type { SecurityModule, ServerKeys } from '../crypto/index.ts';
+import type { Random, SecurityModule, ServerKeys } from '../crypto/index.ts';
 import type { Store } from '../store/index.ts';
+
+export type { Random };
 
 export type Role = 'admin' | 'user';
 
@@ -18,23 +19,6 @@ export interface Caller {
   /** Client address as seen after trusted-proxy handling; '' for the CLI. */
   client: string;
 }
-
-/**
- * Randomness for services (serials, PINs, passwords, transaction ids, nonces), from node:crypto;
- * replaced in tests, like the clock, to pin what a service draws.
- */
-export interface Random {
-  bytes(size: number): Buffer;
-  /** A whole number in [min, max), or in [0, min) when max is not given (node:crypto's randomInt). */
-  int(min: number, max?: number): number;
-  uuid(): string;
-}
-
-export const cryptoRandom: Random = {
-  bytes: (size) => randomBytes(size),
-  int: (min, max) => (max === undefined ? randomInt(min) : randomInt(min, max)),
-  uuid: () => randomUUID(),
-};
 
 export interface Runtime {
   store: Store;

@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import { ensureDataDir, loadServerKeys, SecurityModule } from '../crypto/index.ts';
+import { cryptoRandom, ensureDataDir, loadServerKeys, SecurityModule } from '../crypto/index.ts';
 import { HsmError } from '../errors.ts';
 import { defaultDatabaseUrl, migrate, openDatabase } from '../store/index.ts';
-import { cryptoRandom, type Random, type Runtime } from './context.ts';
+import type { Random, Runtime } from './context.ts';
 import { checkEncryptionKey } from './key-check.ts';
 
 export interface OpenOptions {

@@ -6,6 +6,7 @@ export { ensureDataDir } from './data-dir-files.ts';
 export { verifiedClaims } from './jwt-verify.ts';
 export { decoyHash, hashPassword, verifyPassword } from './password-hash.ts';
 export { pythonJsonDumps, pythonJsonMembers, pythonJsonObject } from './python-json.ts';
+export { cryptoRandom, type Random } from './random.ts';
 export { SecurityModule } from './security-module.ts';
 export { loadServerKeys, type ServerKeys } from './server-keys.ts';
 export { Signer } from './signer.ts';

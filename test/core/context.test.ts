@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { cryptoRandom, type Random } from '../../src/core/context.ts';
+import type { Random } from '../../src/core/context.ts';
 import { closeUserStores } from '../../src/core/directory/index.ts';
 import { setRealm } from '../../src/core/realm/index.ts';
 import { saveResolver } from '../../src/core/resolver/index.ts';
 import { randomKey } from '../../src/core/system/index.ts';
 import { assignToken, initToken, lostToken } from '../../src/core/token/index.ts';
+import { triggerChallenge } from '../../src/core/validate/index.ts';
+import { cryptoRandom } from '../../src/crypto/index.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { writePasswdFile } from '../helpers/user-stores.ts';
 
@@ -46,5 +48,14 @@ describe('randomness comes from the Context', () => {
     await assignToken(t.ctx, { serial, user: 'alice', realm: 'realm1' });
     // 16 characters of base58 (the default contents '8'): its last character, 16 times.
     expect((await lostToken(t.ctx, serial)).password).toBe('z'.repeat(16));
+  });
+
+  it("draws a challenge's transaction id and a token type's positions from the runtime", async () => {
+    t = await openTestRuntime('sqlite', { random: pinned });
+    const { serial } = await initToken(t.ctx, { type: 'indexedsecret', otpkey: 'abcdef' });
+    const r = await triggerChallenge(t.ctx, { serial });
+    expect(r.detail.transaction_id).toBe('9'.repeat(20));
+    // Two positions of the 6-character secret, each the largest that can be drawn.
+    expect(r.detail.message).toContain('positions 6,6 ');
   });
 });

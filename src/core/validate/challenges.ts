@@ -42,6 +42,7 @@ export async function createChallenges(
     const spec = t.type.challenge(tokenState(rt, t), {
       policy: (a) => pol.value('authentication', a, true),
       previous: next?.previous,
+      random: rt.random,
     });
     await createChallenge(rt, {
       transactionId: tid,
