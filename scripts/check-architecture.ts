@@ -1,8 +1,11 @@
 // The layering rules of docs/architecture.md, checked on every import in src/ (part of `npm run
 // lint`; Biome's noImportCycles checks the cycles):
 // - a folder with an index.ts is closed: from outside it, only its index.ts is imported;
-// - data flows down: core never imports a front end, plug-ins and infrastructure never import core.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// - data flows down: core never imports a front end, plug-ins and infrastructure never import core;
+// - tests mirror the sources: test/<path>/<name>.test.ts tests src/<path>/<name>.ts (or the folder
+//   <name>/, or with `<module>-<aspect>` one aspect of <module>.ts); test/scripts/ mirrors scripts/.
+//   test/e2e/ (the server over HTTP) and test/helpers/ are the exceptions.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** Folders (relative to the repository) whose files must not import the listed folders. */
@@ -91,12 +94,39 @@ export function checkArchitecture(repo: string): Violation[] {
   return violations;
 }
 
+/** Folders of test/ that test no one module. */
+const TEST_EXCEPTIONS = ['e2e', 'helpers'];
+
+/** The test files (relative to the repository) that name no module they could be the tests of. */
+export function misplacedTests(repo: string): string[] {
+  const testRoot = resolve(repo, 'test');
+  const out: string[] = [];
+  for (const file of tsFiles(testRoot)) {
+    const rel = relative(testRoot, file).split(sep);
+    if (TEST_EXCEPTIONS.includes(rel[0] as string) || !file.endsWith('.test.ts')) continue;
+    const [base, path] = rel[0] === 'scripts' ? ['scripts', rel.slice(1)] : ['src', rel];
+    const dir = join(repo, base, ...path.slice(0, -1));
+    const name = (path.at(-1) as string).replace(/\.test\.ts$/, '');
+    const module = name.split('-')[0] as string;
+    const candidates = [`${name}.ts`, name, `${module}.ts`].map((p) => join(dir, p));
+    const aspect = name !== module;
+    if (!candidates.some((c, i) => (i < 2 || aspect) && existsSync(c)))
+      out.push(relative(repo, file).split(sep).join('/'));
+  }
+  return out;
+}
+
 if (import.meta.main) {
-  const violations = checkArchitecture(resolve(import.meta.dirname, '..'));
+  const repo = resolve(import.meta.dirname, '..');
+  const violations = checkArchitecture(repo);
   for (const v of violations) console.error(`${v.file}:${v.line}: imports ${v.target}: ${v.message}`);
-  if (violations.length > 0) {
-    console.error(`${violations.length} import(s) break the layering rules.`);
+  const tests = misplacedTests(repo);
+  for (const t of tests) console.error(`${t}: names no module of src/ (or scripts/) it could test`);
+  if (violations.length + tests.length > 0) {
+    console.error(
+      `${violations.length} import(s) break the layering rules, ${tests.length} test file(s) the layout.`,
+    );
     process.exit(1);
   }
-  console.log('architecture: every import keeps to the layers and folder faces');
+  console.log('architecture: every import keeps to the layers and folder faces; tests mirror src/');
 }

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkArchitecture, importsOf } from '../../scripts/check-architecture.ts';
+import { checkArchitecture, importsOf, misplacedTests } from '../../scripts/check-architecture.ts';
 
 const dirs: string[] = [];
 
@@ -114,5 +114,42 @@ describe('checkArchitecture', () => {
 
   it('passes on this repository', () => {
     expect(checkArchitecture(resolve(import.meta.dirname, '../..'))).toEqual([]);
+  });
+});
+
+describe('misplacedTests', () => {
+  it('accepts tests named after a module, a folder, an aspect of a module, or a script', () => {
+    const dir = repo({
+      'src/core/token/store.ts': '',
+      'src/core/audit/index.ts': '',
+      'src/cli/commands/token.ts': '',
+      'scripts/bench/otp.ts': '',
+      'test/core/token/store.test.ts': '',
+      'test/core/audit/index.test.ts': '',
+      'test/core/audit.test.ts': '',
+      'test/cli/commands/token-getserial.test.ts': '',
+      'test/core/token/store-load.test.ts': '',
+      'test/scripts/bench/otp.test.ts': '',
+      'test/e2e/anything.test.ts': '',
+      'test/helpers/server.ts': '',
+    });
+    expect(misplacedTests(dir)).toEqual([]);
+  });
+
+  it('reports a test that names no module', () => {
+    const dir = repo({
+      'src/core/token/store.ts': '',
+      'scripts/bench/otp.ts': '',
+      'test/core/token-store.test.ts': '',
+      'test/core/token/stores.test.ts': '',
+      'test/scripts/bench-otp.test.ts': '',
+      'test/misc.test.ts': '',
+    });
+    expect(misplacedTests(dir).sort()).toEqual([
+      'test/core/token-store.test.ts',
+      'test/core/token/stores.test.ts',
+      'test/misc.test.ts',
+      'test/scripts/bench-otp.test.ts',
+    ]);
   });
 });
