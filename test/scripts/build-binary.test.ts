@@ -68,6 +68,15 @@ describe('single executable dist/authsrv', () => {
       const body = (await res.json()) as { result: { status: boolean; value: { token: unknown } } };
       expect(body.result.status).toBe(true);
       expect(typeof body.result.value.token).toBe('string');
+
+      // An enrollment: the token types and their QR codes (lean-qr, node:zlib) are in the bundle.
+      const init = await fetch(`http://127.0.0.1:${port}/token/init`, {
+        method: 'POST',
+        headers: { Authorization: String(body.result.value.token) },
+        body: new URLSearchParams({ type: 'totp', genkey: '1' }),
+      });
+      const enrolled = (await init.json()) as { detail: { googleurl: { img: string } } };
+      expect(enrolled.detail.googleurl.img).toMatch(/^data:image\/png;base64,iVBOR/);
     } finally {
       child.kill('SIGTERM');
     }
