@@ -3,7 +3,7 @@
 // whole resulting policy first (scope, actions, realms/resolvers/nodes, patterns, time, client,
 // conditions) and stores it in one transaction, which also moves the `policy_version` counter in
 // `meta` so that every node can drop its compiled policies.
-import type { Selectable, Transaction } from 'kysely';
+import type { Insertable, Selectable, Transaction } from 'kysely';
 import { AuthsrvError, ParameterError, ResourceNotFoundError } from '../../errors.ts';
 import { isTrue } from '../../is-true.ts';
 import {
@@ -258,7 +258,7 @@ async function validate(
   ctx: Context,
   trx: Transaction<Database>,
   name: string,
-  p: Omit<PolicyView, 'pinode' | 'action'>,
+  p: MergedPolicy,
   action: string | Readonly<Record<string, unknown>>,
 ): Promise<ActionDict> {
   if (!isScope(p.scope)) throw new ParameterError(`Invalid scope '${p.scope}'`);
@@ -323,7 +323,7 @@ function forgetCompiled(rt: Runtime): void {
 // ---------------------------------------------------------------------------------------------
 // Service functions.
 
-/** Creates or updates a policy (reference 5.6); returns its database id. Nothing is stored on error. */
+/** The policy table's TEXT columns (JSON for the lists): their length is checked as stored. */
 const TEXT_FIELDS = [
   'action',
   'realm',
@@ -339,12 +339,17 @@ const TEXT_FIELDS = [
   'conditions',
 ] as const;
 
+/** A policy as validated and stored, before its action text is turned into the action dict. */
+type MergedPolicy = Omit<PolicyView, 'pinode' | 'action'>;
+
+/** Creates or updates a policy (reference 5.6); returns its database id. Nothing is stored on error. */
 export async function setPolicy(ctx: Context, name: string, input: PolicyInput): Promise<number> {
   const id = await ctx.store.db.transaction().execute((trx) => setPolicyIn(ctx, trx, name, input));
   forgetCompiled(ctx);
   return id;
 }
 
+/** setPolicy inside the caller's transaction (an import stores all its policies in one). */
 async function setPolicyIn(
   ctx: Context,
   trx: Transaction<Database>,
@@ -356,12 +361,24 @@ async function setPolicyIn(
   const existing = await trx.selectFrom('policy').selectAll().where('name', '=', name).executeTakeFirst();
   const before = existing ? rowToView(existing) : undefined;
   if (input.action === undefined && input.scope !== 'user' && !before) throw ParameterError.missing('action');
+  const merged = mergedPolicy(name, input, before);
+  const action = await validate(ctx, trx, name, merged, input.action ?? before?.action ?? {});
+  const id = await writePolicy(trx, existing?.id, policyColumns(merged, action));
+  await bumpVersion(ctx, trx);
+  return id;
+}
+
+/**
+ * The input over the stored policy: absent lists, time and conditions keep their stored value; the
+ * other attributes are always rewritten, with their defaults when absent (see PolicyInput).
+ */
+function mergedPolicy(name: string, input: PolicyInput, before: PolicyView | undefined): MergedPolicy {
   const lists = {} as Record<ListField, string[]>;
   for (const f of LIST_FIELDS) {
     const given = input[f];
     lists[f] = given !== undefined ? toList(given) : (before?.[f] ?? []);
   }
-  const merged: Omit<PolicyView, 'pinode' | 'action'> = {
+  return {
     name,
     scope: input.scope,
     active: input.active ?? true,
@@ -374,40 +391,51 @@ async function setPolicyIn(
       input.conditions !== undefined ? parseConditions(input.conditions) : (before?.conditions ?? []),
     description: input.description === undefined || input.description === '' ? null : input.description,
   };
-  const action = input.action ?? before?.action ?? {};
-  const dict = await validate(ctx, trx, name, merged, action);
+}
+
+/** The row of the policy table, its TEXT columns checked against the length they may have. */
+function policyColumns(p: MergedPolicy, action: ActionDict): Insertable<PolicyTable> {
   const values = {
-    name,
-    scope: merged.scope,
-    action: JSON.stringify(dict),
-    realm: JSON.stringify(merged.realm),
-    adminrealm: JSON.stringify(merged.adminrealm),
-    adminuser: JSON.stringify(merged.adminuser),
-    resolver: JSON.stringify(merged.resolver),
-    user: JSON.stringify(merged.user),
-    client: JSON.stringify(merged.client),
-    time: merged.time,
-    priority: merged.priority,
-    active: merged.active ? 1 : 0,
-    check_all_resolvers: merged.check_all_resolvers ? 1 : 0,
-    servicenode: JSON.stringify(merged.servicenode),
-    user_agents: JSON.stringify(merged.user_agents),
-    user_case_insensitive: merged.user_case_insensitive ? 1 : 0,
-    description: merged.description,
-    conditions: JSON.stringify(merged.conditions),
+    name: p.name,
+    scope: p.scope,
+    action: JSON.stringify(action),
+    realm: JSON.stringify(p.realm),
+    adminrealm: JSON.stringify(p.adminrealm),
+    adminuser: JSON.stringify(p.adminuser),
+    resolver: JSON.stringify(p.resolver),
+    user: JSON.stringify(p.user),
+    client: JSON.stringify(p.client),
+    time: p.time,
+    priority: p.priority,
+    active: p.active ? 1 : 0,
+    check_all_resolvers: p.check_all_resolvers ? 1 : 0,
+    servicenode: JSON.stringify(p.servicenode),
+    user_agents: JSON.stringify(p.user_agents),
+    user_case_insensitive: p.user_case_insensitive ? 1 : 0,
+    description: p.description,
+    conditions: JSON.stringify(p.conditions),
   };
-  // Each attribute is one TEXT column (JSON for the lists): checked as stored.
   for (const f of TEXT_FIELDS) checkLength(f, values[f], LIMITS.text);
-  let id: number;
-  if (existing) {
-    await trx.updateTable('policy').set(values).where('id', '=', existing.id).execute();
-    id = existing.id;
-  } else {
-    await trx.insertInto('policy').values(values).execute();
-    id = (await trx.selectFrom('policy').select('id').where('name', '=', name).executeTakeFirstOrThrow()).id;
+  return values;
+}
+
+/** Updates the stored row or inserts a new one; returns the policy's id. */
+async function writePolicy(
+  trx: Transaction<Database>,
+  existingId: number | undefined,
+  values: Insertable<PolicyTable>,
+): Promise<number> {
+  if (existingId !== undefined) {
+    await trx.updateTable('policy').set(values).where('id', '=', existingId).execute();
+    return Number(existingId);
   }
-  await bumpVersion(ctx, trx);
-  return Number(id);
+  await trx.insertInto('policy').values(values).execute();
+  const row = await trx
+    .selectFrom('policy')
+    .select('id')
+    .where('name', '=', values.name)
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
 }
 
 export interface PolicyFilter {
