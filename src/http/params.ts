@@ -43,6 +43,11 @@ export class Params {
     throw new ParameterError(`Parameter '${name}' must be a string`);
   }
 
+  /** A parameter as text, an empty one as absent (privacyIDEA's `getParam(…) or None`). */
+  nonEmpty(name: string): string | undefined {
+    return this.str(name) || undefined;
+  }
+
   required(name: string): string {
     const v = this.str(name);
     if (v === undefined) throw ParameterError.missing(name);
@@ -78,6 +83,12 @@ export class Params {
     }
     return out;
   }
+}
+
+/** Names from a list or comma-separated text, blanks around them and empty entries dropped. */
+export function commaList(v: string | readonly string[] | undefined): string[] {
+  const items = typeof v === 'string' || v === undefined ? (v ?? '').split(',') : v;
+  return items.map((s) => s.trim()).filter(Boolean);
 }
 
 const RAW_AGENTS = new Set(['privacyidea-cp', 'privacyidea-ldap-proxy', 'simplesamlphp']);

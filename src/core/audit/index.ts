@@ -2,15 +2,16 @@
 // (columns.ts), written in signed batches, searched with privacyIDEA's filters, exported as CSV,
 // verified, and rotated (also hourly by a running server).
 
-export { auditedCliAction, type CliActionFields, recordCliAction } from './cli-action.ts';
+export { auditedCliAction, type CliAction, type CliActionFields, recordCliAction } from './cli-action.ts';
 export type { AuditEntry } from './columns.ts';
 export { type AuditExport, auditCsvLines, countAudit, startAuditExport } from './csv.ts';
 export type { AuditQuery } from './query.ts';
 export {
   type AuditRotation,
   rotateAudit,
+  rotationLimits,
   startAuditRotation,
 } from './rotation.ts';
-export { searchAudit } from './search.ts';
-export { verifyAudit } from './verify.ts';
+export { type AuditPage, searchAudit } from './search.ts';
+export { type VerifyResult, verifyAudit } from './verify.ts';
 export { newAuditEntry, writeAudit } from './write.ts';

@@ -39,6 +39,20 @@ export async function rotateAudit(rt: Runtime, limits: RotateLimits): Promise<Ro
   return result;
 }
 
+/**
+ * The limits of a rotation run now: those given, the others from the configuration's
+ * audit.max_age and audit.max_rows (as the hourly rotation of a server uses them).
+ */
+export function rotationLimits(
+  rt: Runtime,
+  given: { maxAgeSeconds?: number | undefined; maxRows?: number | undefined } = {},
+): RotateLimits {
+  return {
+    maxAgeSeconds: given.maxAgeSeconds ?? rt.config.audit.maxAgeSeconds,
+    maxRows: given.maxRows ?? rt.config.audit.maxRows,
+  };
+}
+
 export const ROTATE_EVERY_MS = 3_600_000;
 
 /** A running rotation; stop() ends it (a rotation under way finishes on its own). */
@@ -52,11 +66,11 @@ export interface AuditRotation {
  * next turn; the timer never keeps the process alive.
  */
 export function startAuditRotation(rt: Runtime, everyMs = ROTATE_EVERY_MS): AuditRotation {
-  const { maxAgeSeconds, maxRows } = rt.config.audit;
-  if (maxAgeSeconds <= 0 && maxRows <= 0) return { stop() {} };
+  const limits = rotationLimits(rt);
+  if (limits.maxAgeSeconds <= 0 && limits.maxRows <= 0) return { stop() {} };
   const rotate = async () => {
     try {
-      const r = await rotateAudit(rt, { maxAgeSeconds, maxRows });
+      const r = await rotateAudit(rt, limits);
       if (r.deletedByAge + r.deletedByCount > 0) rt.log.info(r, 'audit rotated');
     } catch (e) {
       rt.log.error({ err: e }, 'audit rotation failed');

@@ -1,5 +1,5 @@
 // Logging in (/auth): local administrators and realm users get a JWT with their role and rights;
 // every API request's JWT is verified here.
 export { addAdmin, deleteAdmin, ensureInitialAdmin, listAdmins, setAdminPassword } from './admins.ts';
-export { login, verifyJwt } from './auth.ts';
+export { type LoginResult, login, verifyJwt } from './auth.ts';
 export { enrollableTypes } from './rights.ts';

@@ -5,5 +5,6 @@ export {
   listResolvers,
   type ResolverView,
   saveResolver,
+  secretSettingNames,
   testResolver,
 } from './resolver.ts';

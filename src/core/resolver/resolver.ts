@@ -43,6 +43,17 @@ function censoredView(name: string, type: string, text: string): ResolverView {
   return { resolvername: name, type, data, censor_keys: [...stored.secrets] };
 }
 
+/** The setting names (aliases included) a resolver type seals. */
+export function secretSettingNames(type: string): Set<string> {
+  const out = new Set<string>();
+  for (const [name, spec] of Object.entries(resolverKind(type).settings)) {
+    if (spec.type !== 'password') continue;
+    out.add(name);
+    for (const alias of spec.aliases ?? []) out.add(alias);
+  }
+  return out;
+}
+
 /** The canonical name of a setting (aliases folded), or undefined when the type does not know it. */
 function canonicalKey(kind: ResolverKind, key: string): string | undefined {
   for (const [name, spec] of Object.entries(kind.settings)) {

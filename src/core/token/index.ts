@@ -16,7 +16,7 @@ export { tokensCsv } from './csv.ts';
 export { initToken } from './enroll.ts';
 export { checkTokenLimits } from './enrollment-limits.ts';
 export { enrollmentValue } from './enrollment-policy.ts';
-export { serialByOtp } from './getserial.ts';
+export { type GetSerialQuery, serialByOtp } from './getserial.ts';
 export {
   addTokenToGroup,
   deleteTokenGroup,
@@ -26,6 +26,7 @@ export {
   setTokenGroup,
 } from './groups.ts';
 export { type ImportResult, importTokens } from './import/import.ts';
+export type { ImportRequest } from './import/token-file.ts';
 export {
   assignToken,
   deleteTokens,
@@ -34,7 +35,7 @@ export {
   revokeTokens,
   unassignTokens,
 } from './lifecycle.ts';
-export { listTokens } from './list.ts';
+export { type ListQuery, listTokens } from './list.ts';
 export { lostToken } from './lost.ts';
 export { ownerRecord } from './owner.ts';
 export { setPins, setRandomPins } from './pin.ts';

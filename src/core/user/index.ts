@@ -1,5 +1,7 @@
 // Users (/user/): listing the users of realms, editing users of editable stores, and their
 // custom attributes.
+
+export type { UserChanges } from '../../resolvers/index.ts';
 export {
   deleteUserAttribute,
   editableAttributes,

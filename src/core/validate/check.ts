@@ -10,6 +10,7 @@ import { findUser, type ResolvedUser, requireUser } from '../directory/index.ts'
 import { compiledPolicies } from '../policy/index.ts';
 import { type LoadedToken, requireToken } from '../token/index.ts';
 import { autoassign } from './autoassign.ts';
+import { pollTransaction } from './challenge-store.ts';
 import { checkTokenList } from './check-token-list.ts';
 import { RequestPolicies, requireApiKey, type Who } from './policies.ts';
 import { postProcess } from './post-process.ts';
@@ -24,13 +25,18 @@ import {
 import type { ListResult } from './round.ts';
 import { userPath, withLastAuth } from './user-path.ts';
 
-/** api_key_required for a request that names no user (polltransaction). */
-export async function checkApiKey(
+/**
+ * /validate/polltransaction asked by a client application: whether the transaction's challenge
+ * was answered, after api_key_required (the request names no user, so only the client counts).
+ */
+export async function clientPoll(
   rt: Runtime,
   client: string,
   authorization: string | undefined,
-): Promise<void> {
+  transactionId: string,
+): Promise<boolean> {
   await requireApiKey(rt, await RequestPolicies.of(rt, { login: '', realm: '' }, client), authorization);
+  return pollTransaction(rt, transactionId);
 }
 
 /**

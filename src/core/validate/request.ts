@@ -42,6 +42,25 @@ export interface CheckResult {
   audit: CheckAudit;
 }
 
+/** The columns of the audit row a check fills (the API's row and the CLI's alike). */
+export function auditColumnsOf(a: CheckAudit): {
+  user: string;
+  realm: string;
+  resolver: string;
+  serial: string;
+  token_type: string;
+  info: string;
+} {
+  return {
+    user: a.user,
+    realm: a.realm,
+    resolver: a.resolver,
+    serial: a.serial,
+    token_type: a.tokenType,
+    info: a.info,
+  };
+}
+
 /** What a check answered, as a RADIUS server or the CLI tells it: ACCEPT, CHALLENGE or REJECT. */
 export type CheckAnswer = 'ACCEPT' | 'CHALLENGE' | 'REJECT';
 

@@ -1,8 +1,30 @@
+// /audit (reference 7.4, spec "Authentication endpoint and audit"): searching the audit log and
+// downloading it as CSV.
 import { type AuditQuery, searchAudit, startAuditExport } from '../../core/audit/index.ts';
 import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
-import { adminRoute, anyRoleRoute, type RouteTable } from '../route.ts';
+import { adminRoute, anyRoleRoute, type Handler, type RouteTable } from '../route.ts';
 
+export function auditRoutes(r: RouteTable): void {
+  r.add('get', '/audit/', { ...anyRoleRoute('auditlog'), target: NO_TARGET }, search);
+  r.add('get', '/audit/:csvfile', { ...adminRoute('auditlog_download'), target: NO_TARGET }, download);
+}
+
+// `user` and `realm` are filters here, not the target of the right: which rows a caller may see
+// is decided by scopeToCaller from the realms of the policies that grant it.
+const NO_TARGET = () => ({});
+
+const search: Handler = async ({ params, context }) => ({
+  value: await searchAudit(context(), auditQuery(params)),
+});
+
+const download: Handler = async ({ params, context }) => {
+  const name = params.required('csvfile');
+  const { lines } = await startAuditExport(context(), auditQuery(params));
+  return { file: { name, contentType: 'text/csv', body: lines } };
+};
+
+/** The parameters that are not a filter on a column. */
 const CONTROL = new Set(['page', 'page_size', 'sortorder', 'timelimit', 'nonce', 'csvfile']);
 
 function auditQuery(params: Params): AuditQuery {
@@ -19,34 +41,9 @@ function auditQuery(params: Params): AuditQuery {
     throw new ParameterError("sortorder must be 'asc' or 'desc'");
   return {
     filters,
-    timelimit: params.str('timelimit') || undefined,
+    timelimit: params.nonEmpty('timelimit'),
     page: int('page'),
     pageSize: int('page_size'),
     sortorder,
   };
-}
-
-// `user` and `realm` are filters here, not the target of the right: which rows a caller may see
-// is decided by scopeToCaller from the realms of the policies that grant it.
-const NO_TARGET = () => ({});
-
-export function auditRoutes(r: RouteTable): void {
-  r.add(
-    'get',
-    '/audit/',
-    { ...anyRoleRoute('auditlog'), target: NO_TARGET },
-    async ({ params, context }) => ({
-      value: await searchAudit(context(), auditQuery(params)),
-    }),
-  );
-  r.add(
-    'get',
-    '/audit/:csvfile',
-    { ...adminRoute('auditlog_download'), target: NO_TARGET },
-    async ({ params, context }) => {
-      const name = params.required('csvfile');
-      const { lines } = await startAuditExport(context(), auditQuery(params));
-      return { file: { name, contentType: 'text/csv', body: lines } };
-    },
-  );
 }

@@ -1,4 +1,8 @@
-// The routes of the REST API, one file per resource; src/http/app.ts mounts them.
+// The routes of the REST API, one file per resource; src/http/app.ts mounts them. Every file reads
+// the same way: `<resource>Routes(r)` is the resource's route table, one `r.add(method, path,
+// right, handler)` line per endpoint in the order they are matched (fixed paths before `:name`);
+// below it the named handlers, each reading its parameters, calling one service and returning the
+// reply (routes of one kind share a handler factory, e.g. `onSelected(revokeTokens)`).
 export { auditRoutes } from './audit.ts';
 export { authRoutes } from './auth.ts';
 export { clientRoutes } from './client.ts';

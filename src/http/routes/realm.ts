@@ -1,3 +1,6 @@
+// /realm and /defaultrealm (reference 6.2, spec "Realm endpoints"): realms, their resolvers with
+// priorities, and the default realm.
+import type { Context } from '../../core/context.ts';
 import {
   clearDefaultRealm,
   defaultRealmView,
@@ -9,7 +12,40 @@ import {
 } from '../../core/realm/index.ts';
 import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
-import { adminRoute, type RouteTable } from '../route.ts';
+import { adminRoute, type Handler, type RouteTable } from '../route.ts';
+
+export function realmRoutes(r: RouteTable): void {
+  r.add('get', '/realm/superuser', adminRoute(null), superusers);
+  r.add('get', '/realm/', adminRoute(null), visible);
+  r.add('post', '/realm/:realm', adminRoute('resolverwrite'), set);
+  r.add('delete', '/realm/:realm', adminRoute('resolverdelete'), onRealm(deleteRealm));
+  r.add('get', '/defaultrealm', adminRoute(null), getDefault);
+  r.add('post', '/defaultrealm/:realm', adminRoute('resolverwrite'), onRealm(setDefaultRealm));
+  r.add('delete', '/defaultrealm', adminRoute('resolverdelete'), clearDefault);
+}
+
+/** A change of the realm named in the path, noted in the audit entry. */
+function onRealm(run: (ctx: Context, realm: string) => Promise<number>): Handler {
+  return async ({ params, context, audit }) => {
+    audit.realm = params.required('realm');
+    return { value: await run(context(), params.required('realm')) };
+  };
+}
+
+const superusers: Handler = ({ rt }) => ({ value: superuserRealms(rt) });
+
+const visible: Handler = async ({ context }) => ({ value: await visibleRealms(context()) });
+
+const set: Handler = async ({ params, context, audit }) => {
+  audit.realm = params.required('realm');
+  return {
+    value: await setRealm(context(), params.required('realm'), resolverList(params), priorities(params)),
+  };
+};
+
+const getDefault: Handler = async ({ context }) => ({ value: await defaultRealmView(context()) });
+
+const clearDefault: Handler = async ({ context }) => ({ value: await clearDefaultRealm(context()) });
 
 /** `resolvers` as a JSON list or a comma-separated string. */
 function resolverList(params: Params): string[] {
@@ -37,31 +73,4 @@ function priorities(params: Params): Record<string, number> {
     out[k.slice('priority.'.length)] = n;
   }
   return out;
-}
-
-export function realmRoutes(r: RouteTable): void {
-  r.add('get', '/realm/superuser', adminRoute(null), ({ rt }) => ({ value: superuserRealms(rt) }));
-  r.add('get', '/realm/', adminRoute(null), async ({ context }) => ({
-    value: await visibleRealms(context()),
-  }));
-  r.add('post', '/realm/:realm', adminRoute('resolverwrite'), async ({ params, context, audit }) => {
-    audit.realm = params.required('realm');
-    return {
-      value: await setRealm(context(), params.required('realm'), resolverList(params), priorities(params)),
-    };
-  });
-  r.add('delete', '/realm/:realm', adminRoute('resolverdelete'), async ({ params, context, audit }) => {
-    audit.realm = params.required('realm');
-    return { value: await deleteRealm(context(), params.required('realm')) };
-  });
-  r.add('get', '/defaultrealm', adminRoute(null), async ({ context }) => ({
-    value: await defaultRealmView(context()),
-  }));
-  r.add('post', '/defaultrealm/:realm', adminRoute('resolverwrite'), async ({ params, context, audit }) => {
-    audit.realm = params.required('realm');
-    return { value: await setDefaultRealm(context(), params.required('realm')) };
-  });
-  r.add('delete', '/defaultrealm', adminRoute('resolverdelete'), async ({ context }) => ({
-    value: await clearDefaultRealm(context()),
-  }));
 }

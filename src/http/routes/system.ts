@@ -1,3 +1,5 @@
+// /system (reference 8.1, spec "System endpoints"): the system configuration, token defaults,
+// random keys, the security module, GnuPG keys and the configuration documentation.
 import { documentation } from '../../core/documentation/index.ts';
 import {
   type ConfigEntry,
@@ -13,7 +15,60 @@ import {
 } from '../../core/system/index.ts';
 import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
-import { adminRoute, anyRoleRoute, type RouteTable } from '../route.ts';
+import { adminRoute, anyRoleRoute, type Handler, type RouteTable } from '../route.ts';
+
+export function systemRoutes(r: RouteTable): void {
+  r.add('get', '/system/documentation', adminRoute('system_documentation'), documentationFile);
+  r.add('get', '/system/gpgkeys', anyRoleRoute(null), gpg);
+  r.add('get', '/system/random', adminRoute('getrandom'), random);
+  r.add('get', '/system/hsm', adminRoute(null), hsm);
+  r.add('post', '/system/hsm', adminRoute('set_hsm_password'), unlockHsm);
+  r.add('post', '/system/setConfig', adminRoute('configwrite'), set);
+  r.add('post', '/system/setDefault', adminRoute('configwrite'), setDefault);
+  r.add('get', '/system/', anyRoleRoute({ admin: 'configread' }), list);
+  r.add('get', '/system/:key', anyRoleRoute({ admin: 'configread' }), get);
+  r.add('delete', '/system/:key', adminRoute('configdelete'), remove);
+}
+
+const documentationFile: Handler = async ({ context }) => ({
+  file: { name: 'documentation.rst', contentType: 'text/plain', body: await documentation(context()) },
+});
+
+const gpg: Handler = async ({ context }) => ({ value: await gpgKeys(context()) });
+
+const random: Handler = ({ rt, params }) => ({
+  value: randomKey(rt, params.str('len'), params.str('encode')),
+});
+
+const hsm: Handler = ({ context }) => ({ value: hsmStatus(context()) });
+
+const unlockHsm: Handler = ({ params, context }) => ({ value: hsmUnlock(context(), params.str('password')) });
+
+const set: Handler = async ({ params, context, audit }) => {
+  const entries = configEntries(params);
+  audit.info = entries.map((e) => e.key).join(', ');
+  await setConfig(context(), entries);
+  return { value: true };
+};
+
+const setDefault: Handler = async ({ params, context, audit }) => {
+  const given = params.strings();
+  delete given.nonce;
+  audit.info = Object.keys(given).join(', ');
+  await setDefaults(context(), given);
+  return { value: true };
+};
+
+const list: Handler = async ({ context }) => ({ value: await listConfig(context()) });
+
+const get: Handler = async ({ params, context }) => ({
+  value: await getConfigValue(context(), params.required('key')),
+});
+
+const remove: Handler = async ({ params, context, audit }) => {
+  audit.info = params.required('key');
+  return { value: await deleteConfig(context(), params.required('key')) };
+};
 
 const NOT_CONFIG = new Set(['nonce']);
 
@@ -37,43 +92,4 @@ function configEntries(params: Params): ConfigEntry[] {
     entries.push({ key: name, value, type: all[`${name}.type`], description: all[`${name}.desc`] });
   }
   return entries;
-}
-
-export function systemRoutes(r: RouteTable): void {
-  r.add('get', '/system/documentation', adminRoute('system_documentation'), async ({ context }) => ({
-    file: { name: 'documentation.rst', contentType: 'text/plain', body: await documentation(context()) },
-  }));
-  r.add('get', '/system/gpgkeys', anyRoleRoute(null), async ({ context }) => ({
-    value: await gpgKeys(context()),
-  }));
-  r.add('get', '/system/random', adminRoute('getrandom'), ({ rt, params }) => ({
-    value: randomKey(rt, params.str('len'), params.str('encode')),
-  }));
-  r.add('get', '/system/hsm', adminRoute(null), ({ context }) => ({ value: hsmStatus(context()) }));
-  r.add('post', '/system/hsm', adminRoute('set_hsm_password'), ({ params, context }) => ({
-    value: hsmUnlock(context(), params.str('password')),
-  }));
-  r.add('post', '/system/setConfig', adminRoute('configwrite'), async ({ params, context, audit }) => {
-    const entries = configEntries(params);
-    audit.info = entries.map((e) => e.key).join(', ');
-    await setConfig(context(), entries);
-    return { value: true };
-  });
-  r.add('post', '/system/setDefault', adminRoute('configwrite'), async ({ params, context, audit }) => {
-    const given = params.strings();
-    delete given.nonce;
-    audit.info = Object.keys(given).join(', ');
-    await setDefaults(context(), given);
-    return { value: true };
-  });
-  r.add('get', '/system/', anyRoleRoute({ admin: 'configread' }), async ({ context }) => ({
-    value: await listConfig(context()),
-  }));
-  r.add('get', '/system/:key', anyRoleRoute({ admin: 'configread' }), async ({ params, context }) => ({
-    value: await getConfigValue(context(), params.required('key')),
-  }));
-  r.add('delete', '/system/:key', adminRoute('configdelete'), async ({ params, context, audit }) => {
-    audit.info = params.required('key');
-    return { value: await deleteConfig(context(), params.required('key')) };
-  });
 }

@@ -2,43 +2,35 @@
 // `type`, the realms of the new tokens and, for PSKC, the pre-shared key or password and the MAC
 // handling. The right `importtokens` is checked here for the first realm and by the service for
 // every realm.
-
 import { importTokens } from '../../core/token/index.ts';
 import { ParameterError } from '../../errors.ts';
-import { adminRoute, type RouteTable } from '../route.ts';
-
-function realmList(text: string | undefined): string[] {
-  return (text ?? '')
-    .split(',')
-    .map((r) => r.trim())
-    .filter(Boolean);
-}
+import { commaList } from '../params.ts';
+import { adminRoute, type Handler, type RouteTable } from '../route.ts';
 
 export function tokenLoadRoutes(r: RouteTable): void {
-  r.add(
-    'post',
-    '/token/load/:filename',
-    {
-      ...adminRoute('importtokens'),
-      target: (p: Readonly<Record<string, string>>) => ({ realm: realmList(p.tokenrealms)[0] }),
-    },
-    async ({ params, context, audit }) => {
-      const filename = params.required('filename');
-      const type = params.required('type');
-      const file = params.files.file;
-      if (!file) throw ParameterError.missing('file');
-      const result = await importTokens(context(), {
-        type,
-        content: file.content,
-        tokenrealms: realmList(params.str('tokenrealms')),
-        psk: params.str('psk') || undefined,
-        password: params.str('password') || undefined,
-        pskcValidateMAC: params.str('pskcValidateMAC') || undefined,
-        aladdinHashlib: params.str('aladdin_hashlib') || undefined,
-      });
-      audit.info = `${type}, ${filename} (imported: ${result.n_imported}, not imported: ${result.n_not_imported})`;
-      audit.serial = result.imported.join(', ');
-      return { value: { n_imported: result.n_imported, n_not_imported: result.n_not_imported } };
-    },
-  );
+  r.add('post', '/token/load/:filename', IMPORT, load);
 }
+
+const IMPORT = {
+  ...adminRoute('importtokens'),
+  target: (p: Readonly<Record<string, string>>) => ({ realm: commaList(p.tokenrealms)[0] }),
+};
+
+const load: Handler = async ({ params, context, audit }) => {
+  const filename = params.required('filename');
+  const type = params.required('type');
+  const file = params.files.file;
+  if (!file) throw ParameterError.missing('file');
+  const result = await importTokens(context(), {
+    type,
+    content: file.content,
+    tokenrealms: commaList(params.str('tokenrealms')),
+    psk: params.nonEmpty('psk'),
+    password: params.nonEmpty('password'),
+    pskcValidateMAC: params.nonEmpty('pskcValidateMAC'),
+    aladdinHashlib: params.nonEmpty('aladdin_hashlib'),
+  });
+  audit.info = `${type}, ${filename} (imported: ${result.n_imported}, not imported: ${result.n_not_imported})`;
+  audit.serial = result.imported.join(', ');
+  return { value: { n_imported: result.n_imported, n_not_imported: result.n_not_imported } };
+};

@@ -2,6 +2,7 @@
 // in the services for every selected token (check_token_action), so most routes declare none here.
 // Fixed paths (challenges, info, realm, lost, getserial) are declared before /token/:serial.
 import { targetOf } from '../../core/access/index.ts';
+import type { Context } from '../../core/context.ts';
 import {
   assignToken,
   copyPin,
@@ -11,6 +12,7 @@ import {
   deleteTokens,
   enableTokens,
   initToken,
+  type ListQuery,
   listChallenges,
   listTokens,
   lostToken,
@@ -33,7 +35,61 @@ import {
 } from '../../core/token/index.ts';
 import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
-import { type ApiCall, adminRoute, anyRoleRoute, type RouteTable } from '../route.ts';
+import { type ApiCall, adminRoute, anyRoleRoute, type Handler, type RouteTable } from '../route.ts';
+
+export function tokenRoutes(r: RouteTable): void {
+  r.add('post', '/token/init', PER_TOKEN, init);
+  r.add('get', '/token/', LIST, list);
+  r.add('post', '/token/assign', PER_TOKEN, assign);
+  r.add('post', both('/token/unassign'), PER_TOKEN, onSelected(unassignTokens));
+  r.add(
+    'post',
+    both('/token/enable'),
+    PER_TOKEN,
+    onSelected((ctx, sel) => enableTokens(ctx, sel, true)),
+  );
+  r.add(
+    'post',
+    both('/token/disable'),
+    PER_TOKEN,
+    onSelected((ctx, sel) => enableTokens(ctx, sel, false)),
+  );
+  r.add('post', both('/token/revoke'), PER_TOKEN, onSelected(revokeTokens));
+  r.add('post', both('/token/reset'), PER_TOKEN, onSelected(resetTokens));
+  r.add('post', both('/token/resync'), PER_TOKEN, resync);
+  r.add('post', both('/token/setpin'), PER_TOKEN, setPin);
+  r.add('post', both('/token/setrandompin'), PER_TOKEN, setRandomPin);
+  r.add('post', '/token/copypin', adminRoute('copytokenpin'), copying(copyPin));
+  r.add('post', '/token/copyuser', adminRoute('copytokenuser'), copying(copyUser));
+  r.add('post', '/token/lost/:serial', PER_TOKEN, lost);
+  r.add('get', '/token/getserial/:otp', adminRoute('getserial'), getSerial);
+  r.add('post', both('/token/description'), PER_TOKEN, setDescription);
+  r.add('post', both('/token/set'), adminRoute(null), setAttributes);
+  r.add('post', '/token/realm/:serial', adminRoute(null), setRealms);
+  r.add('post', '/token/info/:serial/:key', adminRoute(null), setInfo);
+  r.add('delete', '/token/info/:serial/:key', adminRoute(null), deleteInfo);
+  r.add('delete', '/token/challenges/expired', adminRoute(null), deleteExpired);
+  r.add('get', ['/token/challenges/', '/token/challenges/:serial'], adminRoute('getchallenges'), challenges);
+  r.add('delete', ['/token/', '/token/:serial'], PER_TOKEN, onSelected(deleteTokens));
+}
+
+/** Admins and users; the right is checked by the service for each token (see the header). */
+const PER_TOKEN = anyRoleRoute(null);
+
+// A wildcard `resolver` is only a filter, not a resolver whose realms the right is checked for
+// (the listing stays limited to the realms the tokenlist right covers).
+const LIST = {
+  ...anyRoleRoute({ admin: 'tokenlist' }),
+  target: (p: Readonly<Record<string, string>>) => {
+    const t = targetOf(p);
+    return t.resolver?.includes('*') ? { ...t, resolver: undefined } : t;
+  },
+};
+
+/** POST on both `/token/<action>` and `/token/<action>/<serial>`. */
+function both(path: string): string[] {
+  return [path, `${path}/:serial`];
+}
 
 /** A positive page number or size; absent → undefined, anything else → ERR905. */
 function intParam(params: Params, name: string): number | undefined {
@@ -44,17 +100,19 @@ function intParam(params: Params, name: string): number | undefined {
   return Number(v);
 }
 
+/** The tokens a request selects: a serial, a list of serials, or the tokens of a user. */
 function selection(params: Params): Selection {
   const raw = params.values.serials;
   return {
-    serial: params.str('serial') || undefined,
+    serial: params.nonEmpty('serial'),
     serials:
       raw === undefined || raw === null ? undefined : typeof raw === 'string' ? raw : JSON.stringify(raw),
-    user: params.str('user') || undefined,
-    realm: params.str('realm') || undefined,
+    user: params.nonEmpty('user'),
+    realm: params.nonEmpty('realm'),
   };
 }
 
+/** The selection, noted in the audit entry. */
 function audited({ params, audit }: ApiCall): Selection {
   const sel = selection(params);
   audit.serial = sel.serial ?? sel.serials ?? '';
@@ -63,179 +121,158 @@ function audited({ params, audit }: ApiCall): Selection {
   return sel;
 }
 
-/** POST on both `/token/<action>` and `/token/<action>/<serial>`. */
-function both(path: string): string[] {
-  return [path, `${path}/:serial`];
+/** A lifecycle action on the selected tokens; its answer is the service's. */
+function onSelected(run: (ctx: Context, sel: Selection) => Promise<unknown>): Handler {
+  return async (call) => ({ value: await run(call.context(), audited(call)) });
 }
 
-export function tokenRoutes(r: RouteTable): void {
-  r.add('post', '/token/init', anyRoleRoute(null), async ({ params, context, audit }) => {
-    const given = params.strings();
-    audit.token_type = given.type || 'hotp';
-    const { serial, detail } = await initToken(context(), given);
-    audit.serial = serial;
-    return { value: true, detail };
-  });
-
-  // A wildcard `resolver` is only a filter, not a resolver whose realms the right is checked for
-  // (the listing stays limited to the realms the tokenlist right covers).
-  const listRoute = {
-    ...anyRoleRoute({ admin: 'tokenlist' }),
-    target: (p: Readonly<Record<string, string>>) => {
-      const t = targetOf(p);
-      return t.resolver?.includes('*') ? { ...t, resolver: undefined } : t;
-    },
+/** /token/copypin and /token/copyuser: from one token to another. */
+function copying(
+  run: (ctx: Context, from: string | undefined, to: string | undefined) => Promise<boolean>,
+): Handler {
+  return async ({ params, context, audit }) => {
+    audit.serial = params.str('to') ?? '';
+    audit.info = `from ${params.str('from') ?? ''}`;
+    return { value: await run(context(), params.str('from'), params.str('to')) };
   };
-  r.add('get', '/token/', listRoute, async ({ params, context }) => {
-    const result = await listTokens(context(), {
-      serial: params.str('serial') || undefined,
-      type: params.str('type') || undefined,
-      user: params.str('user') || undefined,
-      realm: params.str('realm') || undefined,
-      tokenrealm: params.str('tokenrealm') || undefined,
-      description: params.str('description') || undefined,
-      assigned: params.str('assigned') || undefined,
-      active: params.str('active') || undefined,
-      rollout_state: params.str('rollout_state') || undefined,
-      type_list: params.str('type_list') || undefined,
-      userid: params.str('userid') || undefined,
-      resolver: params.str('resolver') || undefined,
-      infokey: params.str('infokey') || undefined,
-      infovalue: params.str('infovalue') || undefined,
-      container_serial: params.str('container_serial') || undefined,
-      // hidden_tokeninfo is not read: the hide_tokeninfo policy decides, as in privacyIDEA.
-      sortby: params.str('sortby') || undefined,
-      sortdir: params.str('sortdir') || undefined,
-      page: intParam(params, 'page'),
-      pagesize: intParam(params, 'pagesize'),
-    });
-    if ((params.str('outform') ?? '').toLowerCase() === 'csv')
-      return {
-        file: { name: 'privacyidea-tokendata.csv', contentType: 'text/csv', body: tokensCsv(result.tokens) },
-      };
-    return { value: result };
-  });
-
-  r.add('post', '/token/assign', anyRoleRoute(null), async (call) => {
-    const sel = audited(call);
-    return {
-      value: await assignToken(call.context(), { ...sel, pin: call.params.str('pin') }),
-    };
-  });
-  r.add('post', both('/token/unassign'), anyRoleRoute(null), async (call) => ({
-    value: await unassignTokens(call.context(), audited(call)),
-  }));
-  r.add('post', both('/token/enable'), anyRoleRoute(null), async (call) => ({
-    value: await enableTokens(call.context(), audited(call), true),
-  }));
-  r.add('post', both('/token/disable'), anyRoleRoute(null), async (call) => ({
-    value: await enableTokens(call.context(), audited(call), false),
-  }));
-  r.add('post', both('/token/revoke'), anyRoleRoute(null), async (call) => ({
-    value: await revokeTokens(call.context(), audited(call)),
-  }));
-  r.add('post', both('/token/reset'), anyRoleRoute(null), async (call) => ({
-    value: await resetTokens(call.context(), audited(call)),
-  }));
-  r.add('post', both('/token/resync'), anyRoleRoute(null), async (call) => ({
-    value: await resyncToken(call.context(), audited(call), call.params.str('otp1'), call.params.str('otp2')),
-  }));
-  r.add('post', both('/token/setpin'), anyRoleRoute(null), async (call) => ({
-    value: await setPins(
-      call.context(),
-      audited(call),
-      call.params.str('otppin'),
-      call.params.bool('encryptpin'),
-    ),
-  }));
-  r.add('post', both('/token/setrandompin'), anyRoleRoute(null), async (call) => {
-    const { count, pin } = await setRandomPins(call.context(), audited(call));
-    return { value: count, detail: { pin } };
-  });
-  r.add('post', '/token/copypin', adminRoute('copytokenpin'), async ({ params, context, audit }) => {
-    audit.serial = params.str('to') ?? '';
-    audit.info = `from ${params.str('from') ?? ''}`;
-    return { value: await copyPin(context(), params.str('from'), params.str('to')) };
-  });
-  r.add('post', '/token/copyuser', adminRoute('copytokenuser'), async ({ params, context, audit }) => {
-    audit.serial = params.str('to') ?? '';
-    audit.info = `from ${params.str('from') ?? ''}`;
-    return { value: await copyUser(context(), params.str('from'), params.str('to')) };
-  });
-  r.add('post', '/token/lost/:serial', anyRoleRoute(null), async ({ params, context, audit }) => {
-    const serial = params.required('serial');
-    audit.serial = serial;
-    return { value: await lostToken(context(), serial) };
-  });
-  r.add('get', '/token/getserial/:otp', adminRoute('getserial'), async ({ params, context, audit }) => {
-    const window = intParam(params, 'window');
-    const result = await serialByOtp(context(), params.required('otp'), {
-      type: params.str('type') || undefined,
-      serial: params.str('serial') || undefined,
-      assigned: params.bool('assigned'),
-      unassigned: params.bool('unassigned'),
-      countOnly: params.bool('count'),
-      ...(window !== undefined ? { window } : {}),
-    });
-    audit.serial = result.serial ?? '';
-    audit.info = `get ${result.serial} (${result.count})`;
-    return { value: result };
-  });
-  r.add('post', both('/token/description'), anyRoleRoute(null), async (call) => ({
-    value: await setDescriptions(call.context(), audited(call), call.params.str('description')),
-  }));
-  r.add('post', both('/token/set'), adminRoute(null), async (call) => {
-    const given: Partial<Record<Settable, string>> = {};
-    for (const k of SETTABLE) {
-      const v = call.params.str(k);
-      if (v !== undefined) given[k] = v;
-    }
-    call.audit.info = Object.keys(given).join(', ');
-    return { value: await setTokenAttributes(call.context(), audited(call), given) };
-  });
-  r.add('post', '/token/realm/:serial', adminRoute(null), async (call) => {
-    const serial = call.params.required('serial');
-    call.audit.serial = serial;
-    const raw = call.params.values.realms;
-    const realms = Array.isArray(raw) ? nameList(raw.map(String)) : nameList(call.params.str('realms') ?? '');
-    call.audit.info = realms.join(', ');
-    return { value: await setRealmsOfToken(call.context(), serial, realms) };
-  });
-  r.add('post', '/token/info/:serial/:key', adminRoute(null), async ({ params, context, audit }) => {
-    const serial = params.required('serial');
-    audit.serial = serial;
-    audit.info = params.required('key');
-    return {
-      value: await setInfoOfToken(context(), serial, params.required('key'), params.required('value')),
-    };
-  });
-  r.add('delete', '/token/info/:serial/:key', adminRoute(null), async ({ params, context, audit }) => {
-    const serial = params.required('serial');
-    audit.serial = serial;
-    audit.info = params.required('key');
-    return { value: await deleteInfoOfToken(context(), serial, params.required('key')) };
-  });
-
-  r.add('delete', '/token/challenges/expired', adminRoute(null), async ({ context }) => ({
-    value: await deleteExpiredChallenges(context()),
-  }));
-  r.add(
-    'get',
-    ['/token/challenges/', '/token/challenges/:serial'],
-    adminRoute('getchallenges'),
-    async ({ params, context }) => ({
-      value: await listChallenges(context(), {
-        serial: params.str('serial') || undefined,
-        transaction_id: params.str('transaction_id') || undefined,
-        sortby: params.str('sortby') || undefined,
-        sortdir: params.str('sortdir') || undefined,
-        page: intParam(params, 'page'),
-        pagesize: intParam(params, 'pagesize'),
-      }),
-    }),
-  );
-
-  r.add('delete', ['/token/', '/token/:serial'], anyRoleRoute(null), async (call) => ({
-    value: await deleteTokens(call.context(), audited(call)),
-  }));
 }
+
+const init: Handler = async ({ params, context, audit }) => {
+  const given = params.strings();
+  audit.token_type = given.type || 'hotp';
+  const { serial, detail } = await initToken(context(), given);
+  audit.serial = serial;
+  return { value: true, detail };
+};
+
+const list: Handler = async ({ params, context }) => {
+  const result = await listTokens(context(), listQuery(params));
+  if ((params.str('outform') ?? '').toLowerCase() === 'csv')
+    return {
+      file: { name: 'privacyidea-tokendata.csv', contentType: 'text/csv', body: tokensCsv(result.tokens) },
+    };
+  return { value: result };
+};
+
+function listQuery(params: Params): ListQuery {
+  return {
+    serial: params.nonEmpty('serial'),
+    type: params.nonEmpty('type'),
+    user: params.nonEmpty('user'),
+    realm: params.nonEmpty('realm'),
+    tokenrealm: params.nonEmpty('tokenrealm'),
+    description: params.nonEmpty('description'),
+    assigned: params.nonEmpty('assigned'),
+    active: params.nonEmpty('active'),
+    rollout_state: params.nonEmpty('rollout_state'),
+    type_list: params.nonEmpty('type_list'),
+    userid: params.nonEmpty('userid'),
+    resolver: params.nonEmpty('resolver'),
+    infokey: params.nonEmpty('infokey'),
+    infovalue: params.nonEmpty('infovalue'),
+    container_serial: params.nonEmpty('container_serial'),
+    // hidden_tokeninfo is not read: the hide_tokeninfo policy decides, as in privacyIDEA.
+    sortby: params.nonEmpty('sortby'),
+    sortdir: params.nonEmpty('sortdir'),
+    page: intParam(params, 'page'),
+    pagesize: intParam(params, 'pagesize'),
+  };
+}
+
+const assign: Handler = async (call) => {
+  const sel = audited(call);
+  return { value: await assignToken(call.context(), { ...sel, pin: call.params.str('pin') }) };
+};
+
+const resync: Handler = async (call) => ({
+  value: await resyncToken(call.context(), audited(call), call.params.str('otp1'), call.params.str('otp2')),
+});
+
+const setPin: Handler = async (call) => ({
+  value: await setPins(
+    call.context(),
+    audited(call),
+    call.params.str('otppin'),
+    call.params.bool('encryptpin'),
+  ),
+});
+
+const setRandomPin: Handler = async (call) => {
+  const { count, pin } = await setRandomPins(call.context(), audited(call));
+  return { value: count, detail: { pin } };
+};
+
+const setDescription: Handler = async (call) => ({
+  value: await setDescriptions(call.context(), audited(call), call.params.str('description')),
+});
+
+const lost: Handler = async ({ params, context, audit }) => {
+  const serial = params.required('serial');
+  audit.serial = serial;
+  return { value: await lostToken(context(), serial) };
+};
+
+const getSerial: Handler = async ({ params, context, audit }) => {
+  const window = intParam(params, 'window');
+  const result = await serialByOtp(context(), params.required('otp'), {
+    type: params.nonEmpty('type'),
+    serial: params.nonEmpty('serial'),
+    assigned: params.bool('assigned'),
+    unassigned: params.bool('unassigned'),
+    countOnly: params.bool('count'),
+    ...(window !== undefined ? { window } : {}),
+  });
+  audit.serial = result.serial ?? '';
+  audit.info = `get ${result.serial} (${result.count})`;
+  return { value: result };
+};
+
+const setAttributes: Handler = async (call) => {
+  const given: Partial<Record<Settable, string>> = {};
+  for (const k of SETTABLE) {
+    const v = call.params.str(k);
+    if (v !== undefined) given[k] = v;
+  }
+  call.audit.info = Object.keys(given).join(', ');
+  return { value: await setTokenAttributes(call.context(), audited(call), given) };
+};
+
+const setRealms: Handler = async ({ params, context, audit }) => {
+  const serial = params.required('serial');
+  audit.serial = serial;
+  const raw = params.values.realms;
+  const realms = Array.isArray(raw) ? nameList(raw.map(String)) : nameList(params.str('realms') ?? '');
+  audit.info = realms.join(', ');
+  return { value: await setRealmsOfToken(context(), serial, realms) };
+};
+
+/** The serial and key of /token/info/<serial>/<key>, noted in the audit entry. */
+function infoKey({ params, audit }: ApiCall): { serial: string; key: string } {
+  const serial = params.required('serial');
+  audit.serial = serial;
+  audit.info = params.required('key');
+  return { serial, key: params.required('key') };
+}
+
+const setInfo: Handler = async (call) => {
+  const { serial, key } = infoKey(call);
+  return { value: await setInfoOfToken(call.context(), serial, key, call.params.required('value')) };
+};
+
+const deleteInfo: Handler = async (call) => {
+  const { serial, key } = infoKey(call);
+  return { value: await deleteInfoOfToken(call.context(), serial, key) };
+};
+
+const deleteExpired: Handler = async ({ context }) => ({ value: await deleteExpiredChallenges(context()) });
+
+const challenges: Handler = async ({ params, context }) => ({
+  value: await listChallenges(context(), {
+    serial: params.nonEmpty('serial'),
+    transaction_id: params.nonEmpty('transaction_id'),
+    sortby: params.nonEmpty('sortby'),
+    sortdir: params.nonEmpty('sortdir'),
+    page: intParam(params, 'page'),
+    pagesize: intParam(params, 'pagesize'),
+  }),
+});
