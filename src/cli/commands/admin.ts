@@ -1,48 +1,63 @@
+// `authsrv admin`: the local administrators who log in to the API and the web UI.
 import { Command } from 'commander';
 import { addAdmin, deleteAdmin, listAdmins, setAdminPassword } from '../../core/auth/index.ts';
-import { audited, printJson, printTable, readNewPassword, withContext } from '../common.ts';
+import { printJson, printTable, readNewPassword, runAudited, withContext } from '../common.ts';
 
 export function adminCommand(): Command {
-  const admin = new Command('admin').description('manage local administrators');
-  admin
-    .command('add <name>')
+  return new Command('admin')
+    .description('manage local administrators')
+    .addCommand(addCommand())
+    .addCommand(listCommand())
+    .addCommand(deleteCommand())
+    .addCommand(passwdCommand());
+}
+
+function addCommand(): Command {
+  return new Command('add')
+    .argument('<name>')
     .description('create an administrator (asks for the password)')
     .option('--password-stdin', 'read the password from standard input')
     .action(async (name: string, o: { passwordStdin?: boolean }, cmd: Command) => {
       const password = await readNewPassword(o.passwordStdin === true);
-      await withContext(cmd, (ctx) => audited(ctx, 'admin add', name, () => addAdmin(ctx, name, password)));
+      await runAudited(cmd, { command: 'admin add', detail: name }, (ctx) => addAdmin(ctx, name, password));
       console.log(`Administrator '${name}' created.`);
     });
-  admin
-    .command('list')
+}
+
+function listCommand(): Command {
+  return new Command('list')
     .description('list administrators')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }, cmd: Command) => {
       const admins = await withContext(cmd, (ctx) => listAdmins(ctx));
-      if (o.json) printJson(admins);
-      else
-        printTable(
-          ['Name', 'Created'],
-          admins.map((a) => [a.name, a.createdAt]),
-        );
+      if (o.json) return printJson(admins);
+      printTable(
+        ['Name', 'Created'],
+        admins.map((a) => [a.name, a.createdAt]),
+      );
     });
-  admin
-    .command('delete <name>')
+}
+
+function deleteCommand(): Command {
+  return new Command('delete')
+    .argument('<name>')
     .description('delete an administrator')
     .action(async (name: string, _o, cmd: Command) => {
-      await withContext(cmd, (ctx) => audited(ctx, 'admin delete', name, () => deleteAdmin(ctx, name)));
+      await runAudited(cmd, { command: 'admin delete', detail: name }, (ctx) => deleteAdmin(ctx, name));
       console.log(`Administrator '${name}' deleted.`);
     });
-  admin
-    .command('passwd <name>')
+}
+
+function passwdCommand(): Command {
+  return new Command('passwd')
+    .argument('<name>')
     .description("change an administrator's password")
     .option('--password-stdin', 'read the password from standard input')
     .action(async (name: string, o: { passwordStdin?: boolean }, cmd: Command) => {
       const password = await readNewPassword(o.passwordStdin === true);
-      await withContext(cmd, (ctx) =>
-        audited(ctx, 'admin passwd', name, () => setAdminPassword(ctx, name, password)),
+      await runAudited(cmd, { command: 'admin passwd', detail: name }, (ctx) =>
+        setAdminPassword(ctx, name, password),
       );
       console.log(`Password of '${name}' changed.`);
     });
-  return admin;
 }

@@ -1,3 +1,4 @@
+// `authsrv db`: database maintenance.
 import { Command } from 'commander';
 import pino from 'pino';
 import { recordCliAction } from '../../core/audit/index.ts';
@@ -7,8 +8,11 @@ import { migrate } from '../../store/index.ts';
 import { configFrom } from '../common.ts';
 
 export function dbCommand(): Command {
-  const db = new Command('db').description('database maintenance');
-  db.command('upgrade')
+  return new Command('db').description('database maintenance').addCommand(upgradeCommand());
+}
+
+function upgradeCommand(): Command {
+  return new Command('upgrade')
     .description('apply pending schema migrations')
     .action(async (_o, cmd: Command) => {
       const rt = await openRuntime(configFrom(cmd), { migrate: false, logger: pino({ level: 'warn' }) });
@@ -27,5 +31,4 @@ export function dbCommand(): Command {
         await rt.store.close();
       }
     });
-  return db;
 }

@@ -1,10 +1,16 @@
+// `authsrv hsm`: the security module that encrypts secrets at rest.
 import { Command } from 'commander';
-import { audited, printJson, readNewPassword, withContext } from '../common.ts';
+import { printJson, readNewPassword, runAudited, withContext } from '../common.ts';
 
 export function hsmCommand(): Command {
-  const hsm = new Command('hsm').description('the security module that encrypts secrets at rest');
-  hsm
-    .command('status')
+  return new Command('hsm')
+    .description('the security module that encrypts secrets at rest')
+    .addCommand(statusCommand())
+    .addCommand(protectCommand());
+}
+
+function statusCommand(): Command {
+  return new Command('status')
     .description('show whether the encryption key is password protected and usable')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }, cmd: Command) => {
@@ -15,14 +21,15 @@ export function hsmCommand(): Command {
         console.log(`ready: ${status.ready ? 'yes' : 'no'}`);
       });
     });
-  hsm
-    .command('protect')
+}
+
+function protectCommand(): Command {
+  return new Command('protect')
     .description('protect the encryption key file with a password (or change it); servers then start locked')
     .option('--password-stdin', 'read the password from standard input')
     .action(async (o: { passwordStdin?: boolean }, cmd: Command) => {
       const password = await readNewPassword(o.passwordStdin === true);
-      await withContext(cmd, (ctx) => audited(ctx, 'hsm protect', '', async () => ctx.hsm.protect(password)));
+      await runAudited(cmd, { command: 'hsm protect', detail: '' }, async (ctx) => ctx.hsm.protect(password));
       console.log('The encryption key is now password protected. Unlock a server with POST /system/hsm.');
     });
-  return hsm;
 }

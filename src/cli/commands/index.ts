@@ -1,4 +1,9 @@
-// The commands of `authsrv`, one file each; src/cli/program.ts puts them together.
+// The commands of `authsrv`, one file each; src/cli/program.ts puts them together. Every file reads
+// the same way: `<command>Command()` returns the command with its subcommands as a list of
+// `.addCommand(<sub>Command())`; below it one builder per subcommand that declares its arguments
+// and options and whose action parses them, calls one service (state-changing ones through
+// runAudited, which writes the audit row) and prints the result. A subcommand with helpers of its
+// own has a file of its own (token-init.ts, token-getserial.ts, token-group.ts, token-import.ts).
 export { adminCommand } from './admin.ts';
 export { auditCommand } from './audit.ts';
 export { configCommand } from './config.ts';

@@ -1,5 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+// `authsrv policy`: who may do what, where and when; as /policy/ of the API.
+import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
+import type { Context } from '../../core/context.ts';
 import {
   checkPolicy,
   deletePolicy,
@@ -17,14 +19,69 @@ import {
 } from '../../core/policy/index.ts';
 import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
 import { type ApiActionDef, formatActionText, isScope, parsePolicyFile } from '../../policy/index.ts';
-import { audited, printJson, printTable, withContext } from '../common.ts';
+import {
+  notBoth,
+  printFields,
+  printJson,
+  printTable,
+  readTextFile,
+  runAudited,
+  withContext,
+} from '../common.ts';
+
+export function policyCommand(): Command {
+  return new Command('policy')
+    .description('policies: who may do what, where and when')
+    .addCommand(listCommand())
+    .addCommand(showCommand())
+    .addCommand(setCommand())
+    .addCommand(nameCommand('enable', enablePolicy, 'enabled'))
+    .addCommand(nameCommand('disable', disablePolicy, 'disabled'))
+    .addCommand(nameCommand('delete', deletePolicy, 'deleted'))
+    .addCommand(renameCommand())
+    .addCommand(checkCommand())
+    .addCommand(defsCommand())
+    .addCommand(exportCommand())
+    .addCommand(importCommand());
+}
 
 const NOT_FOUND = 'The requested Policy could not be found.';
 
-/** At most a few entries of a list, so that a long user list does not blow up the table. */
-function shortList(values: readonly string[], max = 3): string {
-  const shown = values.slice(0, max).join(', ');
-  return values.length > max ? `${shown} (+${values.length - max})` : shown;
+interface ListOptions {
+  scope?: string;
+  realm?: string;
+  active?: boolean;
+  inactive?: boolean;
+  json?: boolean;
+}
+
+function listCommand(): Command {
+  return new Command('list')
+    .description('list policies (ordered by name)')
+    .option('--scope <scope>', 'only policies of this scope (* is a wildcard)')
+    .option('--realm <realm>', 'only policies whose realm list is this text (* is a wildcard)')
+    .option('--active', 'only active policies')
+    .option('--inactive', 'only inactive policies')
+    .option('--json', 'print JSON')
+    .action(async (o: ListOptions, cmd: Command) => {
+      notBoth(o.active, o.inactive, '--active', '--inactive');
+      const active = o.active ? true : o.inactive ? false : undefined;
+      const all = await withContext(cmd, (ctx) =>
+        getPolicies(ctx, { scope: o.scope, realm: o.realm, active }),
+      );
+      if (o.json) return printJson(all);
+      printTable(
+        ['Name', 'Scope', 'Active', 'Priority', 'Actions', 'Conditions on'],
+        Object.values(all).map((p) => [
+          p.name,
+          p.scope,
+          p.active ? 'yes' : 'no',
+          p.priority,
+          formatActionText(p.action),
+          conditionsCell(p),
+        ]),
+      );
+    });
 }
 
 function conditionsCell(p: PolicyView): string {
@@ -32,6 +89,25 @@ function conditionsCell(p: PolicyView): string {
   if (p.time !== '') lines.push(`time: ${p.time}`);
   if (p.conditions.length > 0) lines.push(`conditions: ${p.conditions.length}`);
   return lines.join('\n');
+}
+
+/** At most a few entries of a list, so that a long user list does not blow up the table. */
+function shortList(values: readonly string[], max = 3): string {
+  const shown = values.slice(0, max).join(', ');
+  return values.length > max ? `${shown} (+${values.length - max})` : shown;
+}
+
+function showCommand(): Command {
+  return new Command('show')
+    .argument('<name>')
+    .description('show every field of one policy')
+    .option('--json', 'print JSON')
+    .action(async (name: string, o: { json?: boolean }, cmd: Command) => {
+      const view = (await withContext(cmd, (ctx) => getPolicies(ctx, { name })))[name];
+      if (!view) throw new ResourceNotFoundError(NOT_FOUND);
+      if (o.json) return printJson(view);
+      printPolicy(view);
+    });
 }
 
 /** One `key: value` line per field; lists comma-joined, the action in the text form --action takes. */
@@ -45,10 +121,7 @@ function printPolicy(p: PolicyView): void {
     if (typeof value === 'boolean') return value ? 'yes' : 'no';
     return value === null ? '' : String(value);
   };
-  const width = Math.max(...Object.keys(fields).map((k) => k.length));
-  for (const [key, value] of Object.entries(fields)) {
-    console.log(`${`${key}:`.padEnd(width + 1)} ${text(key, value)}`.trimEnd());
-  }
+  printFields(Object.entries(fields).map(([key, value]) => [key, text(key, value)]));
 }
 
 interface SetOptions {
@@ -69,6 +142,39 @@ interface SetOptions {
   userCaseInsensitive?: boolean;
   conditions?: string;
   description?: string;
+}
+
+function setCommand(): Command {
+  return new Command('set')
+    .argument('<name>')
+    .description(
+      'create a policy or update it: lists are comma-separated; absent lists, time, conditions and action keep their value, priority, description and the flags are always rewritten',
+    )
+    .requiredOption('--scope <scope>', 'admin, user, authentication, authorization, enrollment, webui, …')
+    .option('--action <text>', "actions, e.g. 'tokenlist, otppin=userstore, -delete' (\\, escapes a comma)")
+    .option('--realm <list>', 'user realms')
+    .option('--resolver <list>', 'resolvers')
+    .option('--user <list>', 'users')
+    .option('--adminrealm <list>', 'realms of the administrators')
+    .option('--adminuser <list>', 'administrators')
+    .option('--client <list>', 'client IP addresses or networks (!net excludes)')
+    .option('--servicenode <list>', 'nodes the policy applies on')
+    .option('--user-agents <list>', 'user agents')
+    .option('--time <text>', "time ranges, e.g. 'Mon-Fri: 08:00-18:00'")
+    .option('--priority <n>', 'priority, 1 is the strongest (default 1)')
+    .option('--inactive', 'store the policy inactive')
+    .option('--check-all-resolvers', "match the user's other resolvers of the realm too")
+    .option('--user-case-insensitive', 'compare user names case-insensitively')
+    .option(
+      '--conditions <json>',
+      'extended conditions: a JSON list of [section, key, comparator, value, active]',
+    )
+    .option('--description <text>', 'description')
+    .action(async (name: string, o: SetOptions, cmd: Command) => {
+      const action = { command: 'policy set', detail: `${name} ${o.scope}` };
+      const id = await runAudited(cmd, action, (ctx) => setPolicy(ctx, name, inputOf(o)));
+      console.log(`Policy '${name}' saved (id ${id})`);
+    });
 }
 
 /** The options as the service takes them: an undefined list, time or action keeps its stored value. */
@@ -94,113 +200,45 @@ function inputOf(o: SetOptions): PolicyInput {
   };
 }
 
-function readPolicyFile(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new ParameterError(`Cannot read ${file}: ${(e as Error).message}`);
-  }
+/** `policy enable|disable|delete <name>`: one change of a named policy. */
+function nameCommand(
+  verb: string,
+  run: (ctx: Context, name: string) => Promise<unknown>,
+  done: string,
+): Command {
+  return new Command(verb)
+    .argument('<name>')
+    .description(`${verb} a policy`)
+    .action(async (name: string, _o, cmd: Command) => {
+      await runAudited(cmd, { command: `policy ${verb}`, detail: name }, (ctx) => run(ctx, name));
+      console.log(`Policy '${name}' ${done}.`);
+    });
 }
 
-export function policyCommand(): Command {
-  const policy = new Command('policy').description('policies: who may do what, where and when');
-  policy
-    .command('list')
-    .description('list policies (ordered by name)')
-    .option('--scope <scope>', 'only policies of this scope (* is a wildcard)')
-    .option('--realm <realm>', 'only policies whose realm list is this text (* is a wildcard)')
-    .option('--active', 'only active policies')
-    .option('--inactive', 'only inactive policies')
-    .option('--json', 'print JSON')
-    .action(
-      async (
-        o: { scope?: string; realm?: string; active?: boolean; inactive?: boolean; json?: boolean },
-        cmd: Command,
-      ) => {
-        if (o.active && o.inactive) throw new ParameterError('Give --active or --inactive, not both');
-        const active = o.active ? true : o.inactive ? false : undefined;
-        const all = await withContext(cmd, (ctx) =>
-          getPolicies(ctx, { scope: o.scope, realm: o.realm, active }),
-        );
-        if (o.json) return printJson(all);
-        printTable(
-          ['Name', 'Scope', 'Active', 'Priority', 'Actions', 'Conditions on'],
-          Object.values(all).map((p) => [
-            p.name,
-            p.scope,
-            p.active ? 'yes' : 'no',
-            p.priority,
-            formatActionText(p.action),
-            conditionsCell(p),
-          ]),
-        );
-      },
-    );
-  policy
-    .command('show <name>')
-    .description('show every field of one policy')
-    .option('--json', 'print JSON')
-    .action(async (name: string, o: { json?: boolean }, cmd: Command) => {
-      const view = (await withContext(cmd, (ctx) => getPolicies(ctx, { name })))[name];
-      if (!view) throw new ResourceNotFoundError(NOT_FOUND);
-      if (o.json) return printJson(view);
-      printPolicy(view);
-    });
-  policy
-    .command('set <name>')
-    .description(
-      'create a policy or update it: lists are comma-separated; absent lists, time, conditions and action keep their value, priority, description and the flags are always rewritten',
-    )
-    .requiredOption('--scope <scope>', 'admin, user, authentication, authorization, enrollment, webui, …')
-    .option('--action <text>', "actions, e.g. 'tokenlist, otppin=userstore, -delete' (\\, escapes a comma)")
-    .option('--realm <list>', 'user realms')
-    .option('--resolver <list>', 'resolvers')
-    .option('--user <list>', 'users')
-    .option('--adminrealm <list>', 'realms of the administrators')
-    .option('--adminuser <list>', 'administrators')
-    .option('--client <list>', 'client IP addresses or networks (!net excludes)')
-    .option('--servicenode <list>', 'nodes the policy applies on')
-    .option('--user-agents <list>', 'user agents')
-    .option('--time <text>', "time ranges, e.g. 'Mon-Fri: 08:00-18:00'")
-    .option('--priority <n>', 'priority, 1 is the strongest (default 1)')
-    .option('--inactive', 'store the policy inactive')
-    .option('--check-all-resolvers', "match the user's other resolvers of the realm too")
-    .option('--user-case-insensitive', 'compare user names case-insensitively')
-    .option(
-      '--conditions <json>',
-      'extended conditions: a JSON list of [section, key, comparator, value, active]',
-    )
-    .option('--description <text>', 'description')
-    .action(async (name: string, o: SetOptions, cmd: Command) => {
-      const id = await withContext(cmd, (ctx) =>
-        audited(ctx, 'policy set', `${name} ${o.scope}`, () => setPolicy(ctx, name, inputOf(o))),
-      );
-      console.log(`Policy '${name}' saved (id ${id})`);
-    });
-  for (const [verb, run, done] of [
-    ['enable', enablePolicy, 'enabled'],
-    ['disable', disablePolicy, 'disabled'],
-    ['delete', deletePolicy, 'deleted'],
-  ] as const) {
-    policy
-      .command(`${verb} <name>`)
-      .description(`${verb} a policy`)
-      .action(async (name: string, _o, cmd: Command) => {
-        await withContext(cmd, (ctx) => audited(ctx, `policy ${verb}`, name, () => run(ctx, name)));
-        console.log(`Policy '${name}' ${done}.`);
-      });
-  }
-  policy
-    .command('rename <name> <new-name>')
+function renameCommand(): Command {
+  return new Command('rename')
+    .argument('<name>')
+    .argument('<new-name>')
     .description('rename a policy')
     .action(async (name: string, newName: string, _o, cmd: Command) => {
-      await withContext(cmd, (ctx) =>
-        audited(ctx, 'policy rename', `${name} ${newName}`, () => renamePolicy(ctx, name, newName)),
-      );
+      const action = { command: 'policy rename', detail: `${name} ${newName}` };
+      await runAudited(cmd, action, (ctx) => renamePolicy(ctx, name, newName));
       console.log(`Policy '${name}' renamed to '${newName}'.`);
     });
-  policy
-    .command('check')
+}
+
+interface CheckOptions {
+  scope: string;
+  action: string;
+  user?: string;
+  realm?: string;
+  resolver?: string;
+  client?: string;
+  json?: boolean;
+}
+
+function checkCommand(): Command {
+  return new Command('check')
     .description('which active policies match a request on this node now (exit 0 either way)')
     .requiredOption('--scope <scope>', 'scope of the request')
     .requiredOption('--action <action>', 'action of the request')
@@ -209,37 +247,19 @@ export function policyCommand(): Command {
     .option('--resolver <resolver>', 'resolver')
     .option('--client <ip>', 'client IP address')
     .option('--json', 'print JSON')
-    .action(
-      async (
-        o: {
-          scope: string;
-          action: string;
-          user?: string;
-          realm?: string;
-          resolver?: string;
-          client?: string;
-          json?: boolean;
-        },
-        cmd: Command,
-      ) => {
-        const r = await withContext(cmd, (ctx) =>
-          checkPolicy(ctx, {
-            scope: o.scope,
-            action: o.action,
-            user: o.user,
-            realm: o.realm,
-            resolver: o.resolver,
-            client: o.client,
-          }),
-        );
-        if (o.json) return printJson(r);
-        console.log(`allowed: ${r.allowed ? 'yes' : 'no'}`);
-        if (r.policy.length > 0) console.log(`policies: ${r.policy.map((p) => p.name).join(', ')}`);
-        else if (r.info) console.log(`info: ${r.info}`);
-      },
-    );
-  policy
-    .command('defs [scope]')
+    .action(async (o: CheckOptions, cmd: Command) => {
+      const { json, ...request } = o;
+      const r = await withContext(cmd, (ctx) => checkPolicy(ctx, request));
+      if (json) return printJson(r);
+      console.log(`allowed: ${r.allowed ? 'yes' : 'no'}`);
+      if (r.policy.length > 0) console.log(`policies: ${r.policy.map((p) => p.name).join(', ')}`);
+      else if (r.info) console.log(`info: ${r.info}`);
+    });
+}
+
+function defsCommand(): Command {
+  return new Command('defs')
+    .argument('[scope]')
     .description('the actions of a scope; without a scope the scopes (also: conditions, servicenodes)')
     .option('--json', 'print JSON')
     .action(async (scope: string | undefined, o: { json?: boolean }, cmd: Command) => {
@@ -248,29 +268,34 @@ export function policyCommand(): Command {
       if (o.json || scope === 'conditions' || scope === 'servicenodes' || scope === 'pinodes') {
         return printJson(defs);
       }
-      if (scope === undefined) {
-        const all = defs as Record<string, Record<string, ApiActionDef>>;
-        printTable(
-          ['Scope', 'Actions'],
-          Object.entries(all).map(([s, actions]) => [s, Object.keys(actions).length]),
-        );
-        return;
-      }
+      if (scope === undefined) return printScopes(defs as Record<string, Record<string, ApiActionDef>>);
       // The service answers an unknown scope with nothing, as privacyIDEA does; a shell user gets told.
       if (!isScope(scope)) throw new ParameterError(`Invalid scope '${scope}'`);
-      const actions = defs as Record<string, ApiActionDef>;
-      printTable(
-        ['Action', 'Type', 'Group', 'Description'],
-        Object.entries(actions).map(([name, d]) => [
-          name,
-          d.value ? `${d.type} (${d.value.join(', ')})` : d.type,
-          d.group,
-          d.desc,
-        ]),
-      );
+      printActions(defs as Record<string, ApiActionDef>);
     });
-  policy
-    .command('export')
+}
+
+function printScopes(all: Record<string, Record<string, ApiActionDef>>): void {
+  printTable(
+    ['Scope', 'Actions'],
+    Object.entries(all).map(([s, actions]) => [s, Object.keys(actions).length]),
+  );
+}
+
+function printActions(actions: Record<string, ApiActionDef>): void {
+  printTable(
+    ['Action', 'Type', 'Group', 'Description'],
+    Object.entries(actions).map(([name, d]) => [
+      name,
+      d.value ? `${d.type} (${d.value.join(', ')})` : d.type,
+      d.group,
+      d.desc,
+    ]),
+  );
+}
+
+function exportCommand(): Command {
+  return new Command('export')
     .description('write every policy in the export format (privacyIDEA can read it too)')
     .option('--file <file>', 'write to this file instead of standard output')
     .action(async (o: { file?: string }, cmd: Command) => {
@@ -286,15 +311,16 @@ export function policyCommand(): Command {
       }
       process.stderr.write(`Exported ${parsePolicyFile(text).size} policies to ${o.file}\n`);
     });
-  policy
-    .command('import <file>')
+}
+
+function importCommand(): Command {
+  return new Command('import')
+    .argument('<file>')
     .description("create or update the policies of an export file (authsrv's or privacyIDEA's); all or none")
     .action(async (file: string, _o, cmd: Command) => {
-      const text = readPolicyFile(file);
-      const imported = await withContext(cmd, (ctx) =>
-        audited(ctx, 'policy import', file, () => importPoliciesReport(ctx, text)),
-      );
+      const text = readTextFile(file);
+      const action = { command: 'policy import', detail: file };
+      const imported = await runAudited(cmd, action, (ctx) => importPoliciesReport(ctx, text));
       for (const { name, outcome } of imported) console.log(`${outcome} ${name}`);
     });
-  return policy;
 }

@@ -1,11 +1,10 @@
 // `authsrv token import <file>`: the service of POST /token/load, run as the local operator, with
 // a progress bar on a terminal and a summary (and the reason for every token not imported).
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
-import { type ImportResult, importTokens } from '../../core/token/index.ts';
-import { ParameterError } from '../../errors.ts';
-import { audited, printJson, readStdinLine, withContext } from '../common.ts';
+import type { Context } from '../../core/context.ts';
+import { type ImportRequest, type ImportResult, importTokens } from '../../core/token/index.ts';
+import { notBoth, printJson, readStdinLine, readTextFile, runAudited } from '../common.ts';
 import { Progress } from '../progress.ts';
 
 interface ImportOptions {
@@ -20,20 +19,7 @@ interface ImportOptions {
   json?: boolean;
 }
 
-function readTokenFile(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new ParameterError(`Cannot read ${file}: ${(e as Error).message}`);
-  }
-}
-
-function printSummary(file: string, r: ImportResult): void {
-  console.log(`${basename(file)}: ${r.n_imported} imported, ${r.n_not_imported} not imported`);
-  for (const n of r.notImported) console.log(`  not imported: ${n.serial ?? '-'} (${n.source}): ${n.reason}`);
-}
-
-/** The `import` subcommand, to be attached under `authsrv token`. */
+/** The `import` subcommand, attached under `authsrv token`. */
 export function tokenImportCommand(): Command {
   return new Command('import')
     .description('import hardware tokens from a token file (OATH CSV, PSKC, Yubikey CSV, Aladdin XML)')
@@ -56,36 +42,56 @@ export function tokenImportCommand(): Command {
     .option('--aladdin-hashlib <name>', 'aladdin-xml: sha1, sha256 or auto (by key length)')
     .option('--json', 'print the result as JSON')
     .action(async (file: string, o: ImportOptions, cmd: Command) => {
-      if (o.pskStdin && o.passwordStdin)
-        throw new ParameterError('Give --psk-stdin or --password-stdin, not both');
-      const content = readTokenFile(file);
-      const psk = o.pskStdin ? await readStdinLine() : o.psk;
-      const password = o.passwordStdin ? await readStdinLine() : o.password;
-      const realms = (o.realm ?? '')
-        .split(',')
-        .map((r) => r.trim())
-        .filter(Boolean);
-      const result = await withContext(cmd, (ctx) =>
-        audited(ctx, 'token import', `${o.type}, ${basename(file)}`, async () => {
-          let progress: Progress | undefined;
-          const r = await importTokens(ctx, {
-            type: o.type,
-            content,
-            tokenrealms: realms,
-            psk,
-            password,
-            pskcValidateMAC: o.validateMac,
-            aladdinHashlib: o.aladdinHashlib,
-            onProgress: (done, total) => {
-              progress ??= new Progress('importing', total);
-              progress.update(done);
-            },
-          });
-          progress?.done(r.n_imported + r.n_not_imported);
-          return r;
-        }),
-      );
+      const request = await importRequest(file, o);
+      const action = { command: 'token import', detail: `${o.type}, ${basename(file)}` };
+      const result = await runAudited(cmd, action, (ctx) => importWithProgress(ctx, request));
       if (o.json) printJson(result);
       else printSummary(file, result);
     });
+}
+
+/** The request of the file and the options; a key or password named -stdin is read from stdin. */
+async function importRequest(file: string, o: ImportOptions): Promise<Omit<ImportRequest, 'onProgress'>> {
+  notBoth(o.pskStdin, o.passwordStdin, '--psk-stdin', '--password-stdin');
+  const content = readTextFile(file);
+  const psk = o.pskStdin ? await readStdinLine() : o.psk;
+  const password = o.passwordStdin ? await readStdinLine() : o.password;
+  return {
+    type: o.type,
+    content,
+    tokenrealms: realmsOf(o.realm),
+    psk,
+    password,
+    pskcValidateMAC: o.validateMac,
+    aladdinHashlib: o.aladdinHashlib,
+  };
+}
+
+function realmsOf(list: string | undefined): string[] {
+  return (list ?? '')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+}
+
+/** Imports the tokens, drawing a progress bar once the service knows how many there are. */
+async function importWithProgress(
+  ctx: Context,
+  request: Omit<ImportRequest, 'onProgress'>,
+): Promise<ImportResult> {
+  let progress: Progress | undefined;
+  const r = await importTokens(ctx, {
+    ...request,
+    onProgress: (done, total) => {
+      progress ??= new Progress('importing', total);
+      progress.update(done);
+    },
+  });
+  progress?.done(r.n_imported + r.n_not_imported);
+  return r;
+}
+
+function printSummary(file: string, r: ImportResult): void {
+  console.log(`${basename(file)}: ${r.n_imported} imported, ${r.n_not_imported} not imported`);
+  for (const n of r.notImported) console.log(`  not imported: ${n.serial ?? '-'} (${n.source}): ${n.reason}`);
 }

@@ -1,8 +1,14 @@
+// `authsrv validate`: authenticating as /validate/check does, the password read from stdin.
 import { Command } from 'commander';
-import { auditedCliAction } from '../../core/audit/index.ts';
-import { answerOf, check } from '../../core/validate/index.ts';
+import { answerOf, auditColumnsOf, type CheckResult, check } from '../../core/validate/index.ts';
 import { ParameterError } from '../../errors.ts';
-import { printJson, readStdinLine, withContext } from '../common.ts';
+import { printJson, readStdinLine, runAudited } from '../common.ts';
+
+export function validateCommand(): Command {
+  return new Command('validate')
+    .description('authenticate as /validate/check does')
+    .addCommand(checkCommand());
+}
 
 interface CheckOptions {
   user?: string;
@@ -14,10 +20,8 @@ interface CheckOptions {
   json?: boolean;
 }
 
-export function validateCommand(): Command {
-  const validate = new Command('validate').description('authenticate as /validate/check does');
-  validate
-    .command('check')
+function checkCommand(): Command {
+  return new Command('check')
     .description(
       'check the password (PIN and OTP) of a user or a token, read from standard input; exit 0 on ACCEPT, 1 otherwise',
     )
@@ -35,41 +39,28 @@ export function validateCommand(): Command {
       const pass = await readStdinLine();
       const input = { user: o.user, realm: o.realm, serial: o.serial, pass, transactionId: o.transactionId };
       // One audit row, as the API writes for /validate/check: success is the verdict.
-      const res = await withContext(cmd, (ctx) =>
-        auditedCliAction(
-          ctx,
-          {
-            command: 'validate check',
-            detail: '',
-            fields: {
-              user: o.user ?? '',
-              realm: o.realm ?? '',
-              serial: o.serial ?? '',
-              client: o.client ?? '',
-            },
-          },
-          () => check(ctx, { ...input, client: o.client ?? '' }),
-          (r) => ({
-            user: r.audit.user,
-            realm: r.audit.realm,
-            resolver: r.audit.resolver,
-            serial: r.audit.serial,
-            token_type: r.audit.tokenType,
-            info: r.audit.info,
-            authentication: answerOf(r),
-            success: r.value,
-          }),
-        ),
+      const action = {
+        command: 'validate check',
+        detail: '',
+        fields: { user: o.user ?? '', realm: o.realm ?? '', serial: o.serial ?? '', client: o.client ?? '' },
+      };
+      const res = await runAudited(
+        cmd,
+        action,
+        (ctx) => check(ctx, { ...input, client: o.client ?? '' }),
+        (r) => ({ ...auditColumnsOf(r.audit), authentication: answerOf(r), success: r.value }),
       );
-      const outcome = answerOf(res);
-      if (o.json) printJson({ authentication: outcome, value: res.value, detail: res.detail ?? null });
-      else {
-        const message = typeof res.detail?.message === 'string' ? res.detail.message : '';
-        console.log(message ? `${outcome}: ${message}` : outcome);
-        const tid = res.detail?.transaction_id;
-        if (outcome === 'CHALLENGE' && typeof tid === 'string') console.log(`transaction_id: ${tid}`);
-      }
+      if (o.json) printJson({ authentication: answerOf(res), value: res.value, detail: res.detail ?? null });
+      else printVerdict(res);
       if (!res.value) process.exitCode = 1;
     });
-  return validate;
+}
+
+/** The verdict with the check's message, and the transaction to answer a challenge with. */
+function printVerdict(res: CheckResult): void {
+  const outcome = answerOf(res);
+  const message = typeof res.detail?.message === 'string' ? res.detail.message : '';
+  console.log(message ? `${outcome}: ${message}` : outcome);
+  const tid = res.detail?.transaction_id;
+  if (outcome === 'CHALLENGE' && typeof tid === 'string') console.log(`transaction_id: ${tid}`);
 }

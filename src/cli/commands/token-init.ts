@@ -1,0 +1,106 @@
+// `authsrv token init`: enrolls a token (or re-keys one of the same type), as POST /token/init.
+// The PIN comes from standard input, never from the command line; the key is never audited.
+import { Command } from 'commander';
+import { initToken } from '../../core/token/index.ts';
+import { notBoth, printJson, readStdinLine, runAudited } from '../common.ts';
+
+interface InitOptions {
+  type: string;
+  serial?: string;
+  user?: string;
+  realm?: string;
+  otpkey?: string;
+  genkey?: boolean;
+  otplen?: string;
+  hashlib?: string;
+  pinStdin?: boolean;
+  description?: string;
+  json?: boolean;
+}
+
+/** The `init` subcommand, attached under `authsrv token`. */
+export function tokenInitCommand(): Command {
+  return new Command('init')
+    .description('enroll a token (or re-key an existing one of the same type)')
+    .requiredOption('--type <type>', 'hotp, totp, spass, pw, registration')
+    .option('--serial <serial>', 'the serial (default: generated)')
+    .option('--user <user>', 'the owner (USER or USER@REALM)')
+    .option('--realm <realm>', "the owner's realm, or without --user the token's realm")
+    .option('--otpkey <hex>', 'the seed in hex (pw: the password)')
+    .option('--genkey', 'generate the seed (the default)')
+    .option('--otplen <n>', 'OTP length, 6 or 8')
+    .option('--hashlib <hashlib>', 'sha1, sha256 or sha512')
+    .option('--pin-stdin', 'read the token PIN from standard input')
+    .option('--description <text>', 'description')
+    .option('--json', 'print JSON (without QR images)')
+    .action(async (o: InitOptions, cmd: Command) => {
+      const pin = o.pinStdin ? await readStdinLine() : undefined;
+      const params = initParams(o, pin);
+      const action = {
+        command: 'token init',
+        detail: initDetail(o),
+        fields: {
+          ...(o.user ? { user: o.user } : {}),
+          ...(o.realm ? { realm: o.realm } : {}),
+          token_type: o.type.toLowerCase(),
+        },
+      };
+      const { serial, detail } = await runAudited(
+        cmd,
+        action,
+        (ctx) => initToken(ctx, params),
+        (r) => ({ serial: r.serial }),
+      );
+      if (o.json) return printJson(withoutImages(detail));
+      printEnrollment(serial, detail);
+    });
+}
+
+/** The /token/init parameters of the options (the PIN is read separately, never from argv). */
+function initParams(o: InitOptions, pin: string | undefined): Record<string, string> {
+  notBoth(o.otpkey !== undefined, o.genkey, '--otpkey', '--genkey');
+  const p: Record<string, string> = { type: o.type };
+  if (o.serial !== undefined) p.serial = o.serial;
+  if (o.user !== undefined) p.user = o.user;
+  if (o.realm !== undefined) p.realm = o.realm;
+  if (o.otpkey !== undefined) p.otpkey = o.otpkey;
+  if (o.genkey) p.genkey = '1';
+  if (o.otplen !== undefined) p.otplen = o.otplen;
+  if (o.hashlib !== undefined) p.hashlib = o.hashlib;
+  if (o.description !== undefined) p.description = o.description;
+  if (pin !== undefined) p.pin = pin;
+  return p;
+}
+
+/** What the audit row's info records of an init: the options, never the key or PIN. */
+function initDetail(o: InitOptions): string {
+  const words = [`--type ${o.type}`];
+  if (o.serial) words.push(`--serial ${o.serial}`);
+  if (o.user) words.push(`--user ${o.user}`);
+  if (o.realm) words.push(`--realm ${o.realm}`);
+  if (o.otpkey !== undefined) words.push('--otpkey ***');
+  if (o.genkey) words.push('--genkey');
+  if (o.pinStdin) words.push('--pin-stdin');
+  return words.join(' ');
+}
+
+/** The serial and what the owner needs: the otpauth URI, a generated password or registration code. */
+function printEnrollment(serial: string, detail: Record<string, unknown>): void {
+  console.log(`serial: ${serial}`);
+  const url = (detail.googleurl as { value?: unknown } | undefined)?.value;
+  if (typeof url === 'string') console.log(`otpauth URI: ${url}`);
+  if (typeof detail.password === 'string') console.log(`password: ${detail.password}`);
+  if (typeof detail.registrationcode === 'string')
+    console.log(`registration code: ${detail.registrationcode}`);
+}
+
+/** The enrollment detail without QR images (PNG data URIs are no use on a terminal). */
+function withoutImages(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutImages);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([k]) => k !== 'img')
+      .map(([k, v]) => [k, withoutImages(v)]),
+  );
+}
