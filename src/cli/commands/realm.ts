@@ -10,6 +10,7 @@ import {
   type RealmView,
   setDefaultRealm,
   setRealm,
+  storedRealmName,
 } from '../../core/realm/index.ts';
 import { ParameterError } from '../../errors.ts';
 import { notBoth, printJson, printTable, runAudited, withContext } from '../common.ts';
@@ -86,7 +87,7 @@ function deleteCommand(): Command {
     .action(async (name: string, _o, cmd: Command) => {
       const action = { command: 'realm delete', detail: name, fields: { realm: name } };
       await runAudited(cmd, action, (ctx) => deleteRealm(ctx, name));
-      console.log(`Realm '${name.toLowerCase()}' deleted.`);
+      console.log(`Realm '${storedRealmName(name)}' deleted.`);
     });
 }
 
@@ -119,5 +120,5 @@ async function clearDefault(cmd: Command): Promise<void> {
 
 async function makeDefault(cmd: Command, name: string): Promise<void> {
   await runAudited(cmd, { command: 'realm default', detail: name }, (ctx) => setDefaultRealm(ctx, name));
-  console.log(`Realm '${name.toLowerCase()}' is now the default.`);
+  console.log(`Realm '${storedRealmName(name)}' is now the default.`);
 }

@@ -8,6 +8,7 @@ export {
   type RealmView,
   setDefaultRealm,
   setRealm,
+  storedRealmName,
   superuserRealms,
   visibleRealms,
 } from './realm.ts';

@@ -13,13 +13,13 @@ import { checkLength, LIMITS } from '../limits.ts';
 const REALM_SYNTAX = /^[a-z0-9_.-]{1,255}$/;
 
 /** How a realm name is stored and looked up: lower-case, spaces as '-'. */
-function realmKey(name: string): string {
+export function storedRealmName(name: string): string {
   return name.trim().toLowerCase().replace(/ /g, '-');
 }
 
 /** Realm names are lower-case and spaces become '-', as in privacyIDEA. */
 export function normaliseRealmName(name: string): string {
-  const n = realmKey(name);
+  const n = storedRealmName(name);
   checkLength('realm', n, LIMITS.name);
   if (!REALM_SYNTAX.test(n)) {
     throw new ParameterError(`Invalid realm name '${name}': use letters, digits, '_', '-' or '.'`);
@@ -126,7 +126,7 @@ const REALM_NOT_FOUND = 'The requested Realm could not be found.';
 
 /** Deletes a realm; if it was the default and exactly one realm remains, that one becomes default. */
 export async function deleteRealm(ctx: Context, rawName: string): Promise<number> {
-  const name = realmKey(rawName);
+  const name = storedRealmName(rawName);
   return writeRealmTables(ctx.store, async (trx) => {
     const row = await trx.selectFrom('realm').selectAll().where('name', '=', name).executeTakeFirst();
     if (!row) throw new ResourceNotFoundError(REALM_NOT_FOUND);
@@ -143,7 +143,7 @@ export async function deleteRealm(ctx: Context, rawName: string): Promise<number
 }
 
 export async function setDefaultRealm(ctx: Context, rawName: string): Promise<number> {
-  const name = realmKey(rawName);
+  const name = storedRealmName(rawName);
   return writeRealmTables(ctx.store, async (trx) => {
     const row = await trx.selectFrom('realm').select('id').where('name', '=', name).executeTakeFirst();
     if (!row) throw new ResourceNotFoundError(REALM_NOT_FOUND);
