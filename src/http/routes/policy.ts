@@ -9,6 +9,7 @@ import {
   exportPolicies,
   getPolicies,
   importPolicies,
+  LIST_FIELDS,
   type PolicyFilter,
   type PolicyInput,
   policyDefs,
@@ -109,21 +110,11 @@ function policyInput(params: Params): PolicyInput {
   const input: PolicyInput = { scope: params.required('scope') };
   const action = actionParam(params);
   if (action !== undefined) input.action = action;
-  for (const f of [
-    'realm',
-    'resolver',
-    'user',
-    'adminrealm',
-    'adminuser',
-    'client',
-    'user_agents',
-  ] as const) {
-    const v = listParam(params, f);
+  for (const f of LIST_FIELDS) {
+    // privacyIDEA's clients may still send the node list as `pinode`.
+    const v = listParam(params, f) ?? (f === 'servicenode' ? listParam(params, 'pinode') : undefined);
     if (v !== undefined) input[f] = v;
   }
-  // privacyIDEA's clients may still send the node list as `pinode`.
-  const node = listParam(params, 'servicenode') ?? listParam(params, 'pinode');
-  if (node !== undefined) input.servicenode = node;
   const time = params.str('time');
   if (time !== undefined) input.time = time;
   const priority = params.str('priority');
