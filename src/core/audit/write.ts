@@ -8,12 +8,13 @@ import { type AuditEntry, ENTRY_TEXT, type RowFacts, WRITTEN } from './columns.t
 import { signedText } from './signature.ts';
 import { AuditWriter, type UnsignedAuditRow } from './writer.ts';
 
+/** The text columns of an entry, all empty: built once, copied for every request. */
+const EMPTY_TEXT = Object.freeze(
+  Object.fromEntries(ENTRY_TEXT.map((c) => [c, ''])) as Record<(typeof ENTRY_TEXT)[number], string>,
+);
+
 export function newAuditEntry(action: string, startedAt: Date, client = ''): AuditEntry {
-  const text = Object.fromEntries(ENTRY_TEXT.map((c) => [c, ''])) as Record<
-    (typeof ENTRY_TEXT)[number],
-    string
-  >;
-  return { ...text, action, client, startedAt, success: false, policies: [] };
+  return { ...EMPTY_TEXT, action, client, startedAt, success: false, policies: [] };
 }
 
 /** Writes the entry's row; resolves with its id once it is committed. */
