@@ -87,6 +87,8 @@ export class PwType extends PasswordTokenType {
   protected readonly detailKey = 'password';
   override readonly policyActions = passwordActions('pw', 'a generated password token');
   override readonly enrollmentActions = ['pw.length', 'pw.contents'];
+  /** PSKC files can hold static passwords (privacyIDEA imports them as pw tokens). */
+  override readonly importable = true;
   /** pw.length (default 12) and pw.contents of the enrollment policy. */
   protected generatedPassword(req: EnrollRequest): Promise<string> {
     return policyPassword(req, 'pw', 12);

@@ -100,6 +100,18 @@ describe.each(testDialects())('importTokens on %s', (dialect) => {
     expect((await findToken(t.rt, 'UBAM508327_X'))!.row).toMatchObject({ tokentype: 'yubikey', otplen: 44 });
   });
 
+  it('imports static passwords of a PSKC file as pw tokens', async () => {
+    const password = Buffer.from('geheim1234', 'utf8').toString('hex');
+    const r = await importTokens(t.ctx, {
+      type: 'pskc',
+      content: pskcFile([{ serial: 'PW1', type: 'pw', secret: password, otplen: 10 }]),
+    });
+    expect(r).toMatchObject({ n_imported: 1, n_not_imported: 0 });
+    const pw = (await findToken(t.rt, 'PW1'))!;
+    expect(pw.row).toMatchObject({ tokentype: 'pw', otplen: 10, count: 0 });
+    expect(tokenState(t.rt, pw).key().toString('utf8')).toBe('geheim1234');
+  });
+
   it('imports an encrypted PSKC file; unknown realms are an error', async () => {
     const psk = randomBytes(16);
     const file = pskcFile([{ serial: 'PS1', type: 'hotp', secret: SEED, counter: 2 }], psk);
