@@ -5,7 +5,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import { parseDuration } from '../../config/index.ts';
 import { ParameterError } from '../../errors.ts';
 import { isTrue } from '../../is-true.ts';
-import type { Database } from '../../store/index.ts';
+import type { Database, Dialect } from '../../store/index.ts';
 import type { Runtime } from '../context.ts';
 import { BY_API_NAME, KINDS } from './columns.ts';
 import type { AuditQuery } from './query.ts';
@@ -13,7 +13,8 @@ import type { AuditSelect } from './records.ts';
 
 export function applyFilters(rt: Runtime, q: AuditSelect, query: AuditQuery): AuditSelect {
   let out = q;
-  for (const [name, value] of Object.entries(query.filters)) out = columnFilter(out, name, value);
+  const dialect = rt.store.dialect;
+  for (const [name, value] of Object.entries(query.filters)) out = columnFilter(out, dialect, name, value);
   const { owner, realms } = query.restriction ?? {};
   if (owner) out = out.where('user', '=', owner.user).where('realm', '=', owner.realm);
   if (realms) {
@@ -33,7 +34,7 @@ export function applyFilters(rt: Runtime, q: AuditSelect, query: AuditQuery): Au
 }
 
 /** One column's filter; a name that is no column, an empty value or only `*` filter nothing. */
-function columnFilter(q: AuditSelect, name: string, rawValue: string): AuditSelect {
+function columnFilter(q: AuditSelect, dialect: Dialect, name: string, rawValue: string): AuditSelect {
   const spec = BY_API_NAME.get(name);
   if (!spec) return q;
   const { column } = spec;
@@ -47,7 +48,7 @@ function columnFilter(q: AuditSelect, name: string, rawValue: string): AuditSele
     const pattern = value.replace(/[!%_]/g, (c) => `!${c}`).replace(/\*/g, '%');
     return q.where(
       (eb: ExpressionBuilder<Database, 'audit'>) =>
-        sql<boolean>`${eb.ref(column)} ${sql.raw(negate ? 'NOT LIKE' : 'LIKE')} ${pattern} ESCAPE '!'`,
+        sql<boolean>`${asText(eb, column, filter, dialect)} ${sql.raw(negate ? 'NOT LIKE' : 'LIKE')} ${pattern} ESCAPE '!'`,
     );
   }
   if (filter === 'number') {
@@ -55,4 +56,18 @@ function columnFilter(q: AuditSelect, name: string, rawValue: string): AuditSele
     return q.where(column, negate ? '!=' : '=', Number(value));
   }
   return q.where(column, negate ? '!=' : '=', value);
+}
+
+/**
+ * The column as text for LIKE: PostgreSQL has no LIKE on numbers (an error, not an empty page), and
+ * its CHAR is one character long, so each dialect gets its own text type.
+ */
+function asText(
+  eb: ExpressionBuilder<Database, 'audit'>,
+  column: keyof Database['audit'],
+  filter: string,
+  dialect: Dialect,
+) {
+  if (filter !== 'number') return eb.ref(column);
+  return sql`CAST(${eb.ref(column)} AS ${sql.raw(dialect === 'mysql' ? 'CHAR' : 'TEXT')})`;
 }

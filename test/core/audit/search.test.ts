@@ -73,4 +73,15 @@ describe.each(testDialects())('audit pages on %s', (dialect) => {
     expect(await page({ user: 'alice' }, 5)).toMatchObject({ auditdata: [], count: 3, prev: 4, next: null });
     expect(await page({ user: 'nobody' }, 1)).toMatchObject({ auditdata: [], count: 0, next: null });
   });
+
+  it('matches wildcards in number and duration columns against their digits', async () => {
+    const last = String(ids[5]);
+    const hit = await searchAudit(operator(t.rt), { filters: { number: `*${last}` }, sortorder: 'asc' });
+    expect(hit.auditdata.map((e) => e.number)).toContain(ids[5]);
+    expect(hit.auditdata.every((e) => String(e.number).endsWith(last))).toBe(true);
+    const none = await searchAudit(operator(t.rt), { filters: { duration: '9999*' } });
+    expect(none).toMatchObject({ auditdata: [], count: 0 });
+    const all = await searchAudit(operator(t.rt), { filters: { number: '!x*' } });
+    expect(all.count).toBe(6);
+  });
 });
