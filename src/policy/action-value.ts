@@ -4,12 +4,11 @@
 // for action matching (`*, -delete`), not "false".
 
 import { ParameterError } from '../errors.ts';
+import { isTrue } from '../is-true.ts';
 import { isScope, type PolicyDefinitions, type Scope } from './definitions.ts';
 
 export type ActionValue = string | true;
 export type ActionDict = Record<string, ActionValue>;
-
-const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
 
 /** Splits at commas not preceded by a backslash; `\,` becomes `,`. No validation. */
 export function parseActionText(text: string): ActionDict {
@@ -97,7 +96,7 @@ function checkValue(
 ): ActionValue {
   switch (type) {
     case 'bool':
-      if (value === true || TRUE_WORDS.has(value.toLowerCase())) return true;
+      if (isTrue(value)) return true;
       throw new ParameterError(
         `Action '${name}' of scope '${scope}' is a boolean: give it without a value (remove it to switch it off)`,
       );

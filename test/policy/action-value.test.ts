@@ -88,6 +88,15 @@ describe('validating actions against the definitions', () => {
     expect(err(() => parseActions('admin', 'tokenlist=false')).message).toMatch(/boolean/);
   });
 
+  it('booleans: a value is true as privacyIDEA reads it (isTrue), so yes and on are refused', () => {
+    expect(parseActions('admin', 'tokenlist=True, policyread=TRUE')).toEqual({
+      tokenlist: true,
+      policyread: true,
+    });
+    for (const word of ['yes', 'on', 'tRuE'])
+      expect(err(() => parseActions('admin', `tokenlist=${word}`)).message).toMatch(/boolean/);
+  });
+
   it('ints must be integers', () => {
     expect(parseActions('enrollment', 'max_token_per_user=3')).toEqual({ max_token_per_user: '3' });
     expect(err(() => parseActions('enrollment', 'max_token_per_user=three')).message).toMatch(/integer/);
