@@ -2,6 +2,8 @@
 // lint`; Biome's noImportCycles checks the cycles):
 // - a folder with an index.ts is closed: from outside it, only its index.ts is imported;
 // - data flows down: core never imports a front end, plug-ins and infrastructure never import core;
+// - inside src/core, a resource imports only resources of the layers below its own (CORE_LAYERS),
+//   and the shared files of src/core itself (context.ts, runtime.ts …) import no resource;
 // - tests mirror the sources: test/<path>/<name>.test.ts tests src/<path>/<name>.ts (or the folder
 //   <name>/, or with `<module>-<aspect>` one aspect of <module>.ts); test/scripts/ mirrors scripts/.
 //   test/e2e/ (the server over HTTP) and test/helpers/ are the exceptions.
@@ -19,6 +21,20 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/store': ['src/core', 'src/cli', 'src/http'],
   'src/config': ['src/core', 'src/cli', 'src/http'],
 };
+
+/**
+ * The resources of src/core by layer, lowest first (the drawing in docs/architecture.md): a
+ * resource imports only those of lower layers, never one of its own layer or above.
+ */
+export const CORE_LAYERS: readonly (readonly string[])[] = [
+  ['system', 'policy', 'client'],
+  ['directory'],
+  ['access', 'resolver'],
+  ['realm', 'user', 'audit', 'token'],
+  ['validate'],
+  ['auth'],
+  ['documentation'],
+];
 
 export interface Violation {
   file: string;
@@ -44,7 +60,9 @@ export function importsOf(text: string): { specifier: string; line: number }[] {
 
 function tsFiles(dir: string): string[] {
   const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+  // Sorted, so that reports come in the same order on every file system.
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+  for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...tsFiles(path));
     else if (entry.name.endsWith('.ts')) out.push(path);
@@ -53,6 +71,29 @@ function tsFiles(dir: string): string[] {
 }
 
 const within = (path: string, folder: string) => path === folder || path.startsWith(`${folder}${sep}`);
+
+/**
+ * What is wrong with an import between two resources of src/core (paths relative to it), if
+ * anything: a resource of no layer, or an import of the same layer or above. The shared files of
+ * src/core are below every resource.
+ */
+export function coreLayerProblem(from: string, target: string): string | undefined {
+  const [fromResource, ...fromRest] = from.split(sep);
+  const [targetResource, ...targetRest] = target.split(sep);
+  if (targetRest.length === 0 || fromResource === targetResource) return undefined;
+  const layer = (resource: string) => CORE_LAYERS.findIndex((names) => names.includes(resource));
+  const targetLayer = layer(targetResource as string);
+  if (targetLayer < 0)
+    return `src/core/${targetResource}/ has no layer in CORE_LAYERS (scripts/check-architecture.ts)`;
+  if (fromRest.length === 0)
+    return `the shared files of src/core import no resource (src/core/${targetResource}/)`;
+  const fromLayer = layer(fromResource as string);
+  if (fromLayer < 0)
+    return `src/core/${fromResource}/ has no layer in CORE_LAYERS (scripts/check-architecture.ts)`;
+  if (targetLayer >= fromLayer)
+    return `src/core/${fromResource}/ must not import src/core/${targetResource}/, which is not in a layer below it (docs/architecture.md)`;
+  return undefined;
+}
 
 /** The outermost folder with an index.ts that holds `target` but not `from`. */
 function closedFolder(
@@ -85,6 +126,11 @@ export function checkArchitecture(repo: string): Violation[] {
       if (!within(target, root)) continue;
       const banned = forbidden.find((folder) => within(rel(target), folder));
       if (banned) report(`${rel(dirname(file))} must not import ${banned} (layers: docs/architecture.md)`);
+      const core = join(root, 'core');
+      if (within(file, core) && within(target, core)) {
+        const problem = coreLayerProblem(relative(core, file), relative(core, target));
+        if (problem) report(problem);
+      }
       const closed = closedFolder(root, dirname(file), target, faces);
       if (closed && target !== join(closed, 'index.ts'))
         report(`import ${rel(closed)}/index.ts: the rest of ${rel(closed)}/ is private to it`);

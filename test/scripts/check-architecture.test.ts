@@ -1,8 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkArchitecture, importsOf, misplacedTests } from '../../scripts/check-architecture.ts';
+import {
+  CORE_LAYERS,
+  checkArchitecture,
+  coreLayerProblem,
+  importsOf,
+  misplacedTests,
+} from '../../scripts/check-architecture.ts';
 
 const dirs: string[] = [];
 
@@ -103,6 +109,42 @@ describe('checkArchitecture', () => {
       ],
       ['src/tokens/hotp.ts', 2, 'src/tokens must not import src/core (layers: docs/architecture.md)'],
     ]);
+  });
+
+  it('reports imports between core resources that go sideways or up the layers', () => {
+    const dir = repo({
+      ...token,
+      'src/core/system/index.ts': "import { store } from '../token/index.ts';\nexport const s = store;\n",
+      'src/core/audit/index.ts': "import { store } from '../token/index.ts';\nexport const a = store;\n",
+      'src/core/runtime.ts': "import { store } from './token/index.ts';\nexport const r = store;\n",
+      'src/core/shiny/index.ts': "import { ctx } from '../context.ts';\nexport const n = ctx;\n",
+      'src/core/validate/index.ts': "import { n } from '../shiny/index.ts';\nexport const v = n;\n",
+    });
+    expect(checkArchitecture(dir).map((v) => [v.file, v.message])).toEqual([
+      [
+        'src/core/audit/index.ts',
+        'src/core/audit/ must not import src/core/token/, which is not in a layer below it (docs/architecture.md)',
+      ],
+      ['src/core/runtime.ts', 'the shared files of src/core import no resource (src/core/token/)'],
+      [
+        'src/core/system/index.ts',
+        'src/core/system/ must not import src/core/token/, which is not in a layer below it (docs/architecture.md)',
+      ],
+      [
+        'src/core/validate/index.ts',
+        'src/core/shiny/ has no layer in CORE_LAYERS (scripts/check-architecture.ts)',
+      ],
+    ]);
+  });
+
+  it('knows every resource folder of src/core exactly once', () => {
+    const names = CORE_LAYERS.flat();
+    expect(new Set(names).size).toBe(names.length);
+    const folders = readdirSync(resolve(import.meta.dirname, '../../src/core'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect([...names].sort()).toEqual(folders.sort());
+    expect(coreLayerProblem('validate/check.ts', 'token/index.ts')).toBeUndefined();
   });
 
   it('reports a specifier that names no file', () => {
