@@ -85,12 +85,6 @@ export class Params {
   }
 }
 
-/** Names from a list or comma-separated text, blanks around them and empty entries dropped. */
-export function commaList(v: string | readonly string[] | undefined): string[] {
-  const items = typeof v === 'string' || v === undefined ? (v ?? '').split(',') : v;
-  return items.map((s) => s.trim()).filter(Boolean);
-}
-
 const RAW_AGENTS = new Set(['privacyidea-cp', 'privacyidea-ldap-proxy', 'simplesamlphp']);
 
 /** The product name of a User-Agent: its first token, up to the '/' before the version. */

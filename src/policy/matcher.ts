@@ -4,6 +4,7 @@
 
 import { BlockList, isIP } from 'node:net';
 import { ConfigAdminError, ParameterError, PolicyError } from '../errors.ts';
+import { textList } from '../text-list.ts';
 import { type ActionDict, parseActionText } from './action-value.ts';
 
 export type ConditionTuple =
@@ -83,17 +84,11 @@ export interface ValueList {
   readonly caseInsensitive: boolean;
 }
 
-function toList(v: readonly string[] | string | undefined | null): string[] {
-  if (v === undefined || v === null) return [];
-  const arr = typeof v === 'string' ? v.split(',') : v;
-  return arr.map((s) => s.trim()).filter((s) => s !== '');
-}
-
 export function compileValueList(
   values: readonly string[] | string | undefined,
   caseInsensitive = false,
 ): ValueList {
-  const entries = toList(values).map((raw): CompiledEntry => {
+  const entries = textList(values).map((raw): CompiledEntry => {
     const negated = raw.startsWith('!') || raw.startsWith('-');
     const exact = negated ? raw.slice(1) : raw;
     let re: RegExp | null = null;
@@ -162,7 +157,7 @@ function addNet(list: BlockList, def: string): boolean {
 export function compileClientList(values: readonly string[] | string | undefined): ClientList {
   const allow = new BlockList();
   const deny = new BlockList();
-  const entries = toList(values);
+  const entries = textList(values);
   for (const raw of entries) {
     const negated = raw.startsWith('!') || raw.startsWith('-');
     const def = negated ? raw.slice(1).trim() : raw;
@@ -471,8 +466,8 @@ export function compilePolicy(r: PolicyRecord): CompiledPolicy {
     user: compileValueList(r.user, r.user_case_insensitive ?? false),
     adminrealm: compileValueList(r.adminrealm),
     adminuser: compileValueList(r.adminuser),
-    servicenode: toList(r.servicenode ?? r.pinode),
-    userAgents: toList(r.user_agents).map((s) => s.toLowerCase()),
+    servicenode: textList(r.servicenode ?? r.pinode),
+    userAgents: textList(r.user_agents).map((s) => s.toLowerCase()),
     client: compileClientList(r.client),
     time: parseTimeRanges(r.time),
     checkAllResolvers: r.check_all_resolvers ?? false,

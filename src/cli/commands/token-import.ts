@@ -1,9 +1,11 @@
 // `authsrv token import <file>`: the service of POST /token/load, run as the local operator, with
 // a progress bar on a terminal and a summary (and the reason for every token not imported).
+
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Context } from '../../core/context.ts';
 import { type ImportRequest, type ImportResult, importTokens } from '../../core/token/index.ts';
+import { textList } from '../../text-list.ts';
 import { notBoth, printJson, readStdinLine, readTextFile, runAudited } from '../common.ts';
 import { Progress } from '../progress.ts';
 
@@ -68,10 +70,7 @@ async function importRequest(file: string, o: ImportOptions): Promise<Omit<Impor
 }
 
 function realmsOf(list: string | undefined): string[] {
-  return (list ?? '')
-    .split(',')
-    .map((r) => r.trim())
-    .filter(Boolean);
+  return textList(list);
 }
 
 /** Imports the tokens, drawing a progress bar once the service knows how many there are. */

@@ -3,6 +3,7 @@
 // whole resulting policy first (scope, actions, realms/resolvers/nodes, patterns, time, client,
 // conditions) and stores it in one transaction, which also moves the `policy_version` counter in
 // `meta` so that every node can drop its compiled policies.
+
 import type { Insertable, Selectable, Transaction } from 'kysely';
 import { AuthsrvError, ParameterError, ResourceNotFoundError } from '../../errors.ts';
 import { isTrue } from '../../is-true.ts';
@@ -24,6 +25,7 @@ import {
   parseTimeRanges,
 } from '../../policy/index.ts';
 import type { Database, PolicyTable } from '../../store/index.ts';
+import { textList } from '../../text-list.ts';
 import {
   bumpCounter,
   CountedCache,
@@ -104,12 +106,6 @@ export const LIST_FIELDS = [
   'user_agents',
 ] as const;
 type ListField = (typeof LIST_FIELDS)[number];
-
-export function toList(v: List | undefined | null): string[] {
-  if (v === undefined || v === null) return [];
-  const arr = typeof v === 'string' ? v.split(',') : v;
-  return arr.map((s) => String(s).trim()).filter((s) => s !== '');
-}
 
 function parseJson<T>(text: string, fallback: T): T {
   try {
@@ -376,7 +372,7 @@ function mergedPolicy(name: string, input: PolicyInput, before: PolicyView | und
   const lists = {} as Record<ListField, string[]>;
   for (const f of LIST_FIELDS) {
     const given = input[f];
-    lists[f] = given !== undefined ? toList(given) : (before?.[f] ?? []);
+    lists[f] = given !== undefined ? textList(given) : (before?.[f] ?? []);
   }
   return {
     name,

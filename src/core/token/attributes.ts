@@ -1,6 +1,8 @@
 // The attributes of a token an administrator sets (reference 3.5): its description, /token/set's
 // counters, windows, hashlib, limits and validity, its realms and free tokeninfo keys.
+
 import { ParameterError } from '../../errors.ts';
+import { textList } from '../../text-list.ts';
 import { isHashlib } from '../../tokens/index.ts';
 import { grantedRealms } from '../access/index.ts';
 import type { Context } from '../context.ts';
@@ -93,9 +95,7 @@ export async function setTokenAttributes(
 
 /** A list parameter: a JSON list, or comma-separated text. */
 export function nameList(v: string | readonly string[] | undefined): string[] {
-  if (v === undefined) return [];
-  const items = typeof v === 'string' ? v.split(',') : v;
-  return items.map((s) => s.trim().toLowerCase()).filter(Boolean);
+  return textList(v).map((s) => s.toLowerCase());
 }
 
 /**

@@ -1,8 +1,10 @@
 // GET /token/ (reference 3.4): the token listing with privacyIDEA's filters, sorting and pages, as
 // far as the caller may see.
+
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { ParameterError } from '../../errors.ts';
 import type { Database } from '../../store/index.ts';
+import { textList } from '../../text-list.ts';
 import { actionValues, grantedRealms } from '../access/index.ts';
 import type { Context, Runtime } from '../context.ts';
 import type { ResolvedUser } from '../directory/index.ts';
@@ -154,10 +156,7 @@ function attributeFilters(everyToken: TokenQuery, q: ListQuery): TokenQuery {
 }
 
 function typeList(text: string): string[] {
-  const types = text
-    .split(',')
-    .map((t) => t.trim().toLowerCase())
-    .filter((t) => t !== '');
+  const types = textList(text).map((t) => t.toLowerCase());
   if (!types.length) throw new ParameterError("'type_list' must name at least one token type");
   return types;
 }

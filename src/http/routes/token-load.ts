@@ -2,9 +2,10 @@
 // `type`, the realms of the new tokens and, for PSKC, the pre-shared key or password and the MAC
 // handling. The right `importtokens` is checked here for the first realm and by the service for
 // every realm.
+
 import { importTokens } from '../../core/token/index.ts';
 import { ParameterError } from '../../errors.ts';
-import { commaList } from '../params.ts';
+import { textList } from '../../text-list.ts';
 import { adminRoute, type Handler, type RouteTable } from '../route.ts';
 
 export function tokenLoadRoutes(r: RouteTable): void {
@@ -13,7 +14,7 @@ export function tokenLoadRoutes(r: RouteTable): void {
 
 const IMPORT = {
   ...adminRoute('importtokens'),
-  target: (p: Readonly<Record<string, string>>) => ({ realm: commaList(p.tokenrealms)[0] }),
+  target: (p: Readonly<Record<string, string>>) => ({ realm: textList(p.tokenrealms)[0] }),
 };
 
 const load: Handler = async ({ params, context, audit }) => {
@@ -24,7 +25,7 @@ const load: Handler = async ({ params, context, audit }) => {
   const result = await importTokens(context(), {
     type,
     content: file.content,
-    tokenrealms: commaList(params.str('tokenrealms')),
+    tokenrealms: textList(params.str('tokenrealms')),
     psk: params.nonEmpty('psk'),
     password: params.nonEmpty('password'),
     pskcValidateMAC: params.nonEmpty('pskcValidateMAC'),

@@ -1,6 +1,7 @@
 // /tokengroup/ (reference 6.5: the shape of /serviceid/) and /token/group (reference 3.5): token
 // groups and the tokens in them. The `tokengroups` right depends on the token, so its service
 // checks it; the fixed /token/group paths are mounted before /token/:serial.
+
 import type { Context } from '../../core/context.ts';
 import {
   addTokenToGroup,
@@ -10,7 +11,7 @@ import {
   setGroupsOfToken,
   setTokenGroup,
 } from '../../core/token/index.ts';
-import { commaList } from '../params.ts';
+import { textList } from '../../text-list.ts';
 import { adminRoute, type Handler, type RouteTable } from '../route.ts';
 
 export function tokengroupRoutes(r: RouteTable): void {
@@ -53,7 +54,7 @@ const setGroups: Handler = async ({ params, context, audit }) => {
   audit.serial = serial;
   const raw = params.values.groups;
   // A list, or comma-separated text; names keep their case (unlike realm names).
-  const groups = commaList(Array.isArray(raw) ? raw.map(String) : params.str('groups'));
+  const groups = textList(Array.isArray(raw) ? raw.map(String) : params.str('groups'));
   audit.info = groups.join(', ');
   return { value: await setGroupsOfToken(context(), serial, groups) };
 };

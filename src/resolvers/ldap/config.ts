@@ -1,7 +1,9 @@
 // The settings of an LDAP resolver read into an LdapConfig: every value is checked once, when the
 // resolver is saved or opened, and the connections and the store work with typed values only.
+
 import type tls from 'node:tls';
 import { ParameterError } from '../../errors.ts';
+import { textList } from '../../text-list.ts';
 import { settingBool, settingInt, settingMap, settingText } from '../settings.ts';
 import type { ResolverSettings } from '../user-store.ts';
 import { configuredSearchFilter } from './filter.ts';
@@ -50,11 +52,7 @@ export interface LdapConfig {
 }
 
 function parseServers(text: string): LdapServer[] {
-  const servers = text
-    .split(',')
-    .map((part) => part.trim())
-    .filter((raw) => raw !== '')
-    .map(parseServer);
+  const servers = textList(text).map(parseServer);
   if (servers.length === 0) throw ParameterError.missing('LDAPURI');
   return servers;
 }
