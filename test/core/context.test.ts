@@ -7,6 +7,7 @@ import { randomKey } from '../../src/core/system/index.ts';
 import { assignToken, initToken, lostToken } from '../../src/core/token/index.ts';
 import { triggerChallenge } from '../../src/core/validate/index.ts';
 import { cryptoRandom } from '../../src/crypto/index.ts';
+import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { writePasswdFile } from '../helpers/user-stores.ts';
 
@@ -34,9 +35,11 @@ describe('randomness comes from the Context', () => {
     }
     expect(cryptoRandom.uuid()).toMatch(/^[0-9a-f-]{36}$/);
   });
+});
 
+describe.each(testDialects())('randomness comes from the Context on %s', (dialect) => {
   it('draws random keys, serials and lost-token passwords from the runtime', async () => {
-    t = await openTestRuntime('sqlite', { random: pinned });
+    t = await openTestRuntime(dialect, { random: pinned });
     expect(randomKey(t.rt, '4', 'hex')).toBe('abababab');
     const { serial } = await initToken(t.ctx, { type: 'spass', pin: '1' });
     expect(serial).toBe('PISP0000ABAB');
@@ -51,7 +54,7 @@ describe('randomness comes from the Context', () => {
   });
 
   it("draws a challenge's transaction id and a token type's positions from the runtime", async () => {
-    t = await openTestRuntime('sqlite', { random: pinned });
+    t = await openTestRuntime(dialect, { random: pinned });
     const { serial } = await initToken(t.ctx, { type: 'indexedsecret', otpkey: 'abcdef' });
     const r = await triggerChallenge(t.ctx, { serial });
     expect(r.detail.transaction_id).toBe('9'.repeat(20));

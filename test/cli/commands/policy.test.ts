@@ -5,12 +5,12 @@ import type { Context } from '../../../src/core/context.ts';
 import { getPolicies, setPolicy } from '../../../src/core/policy/policy.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
+import { testDialects } from '../../helpers/dialects.ts';
 
-// Spawning the CLI is slow: one environment, SQLite only (the service is tested on every dialect).
-describe('authsrv policy', () => {
+describe.each(testDialects())('authsrv policy on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
-  useCliEnv('sqlite', 'each', (f) => ({ c, ctx } = f));
+  useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));
   const stored = () => getPolicies(ctx);
 
   it('sets, lists, shows, flips, checks, exports, deletes and imports policies, auditing changes', async () => {

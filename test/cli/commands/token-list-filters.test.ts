@@ -6,11 +6,12 @@ import { setInfoOfToken } from '../../../src/core/token/attributes.ts';
 import { initToken } from '../../../src/core/token/enroll.ts';
 import { type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { filesRealm, useCliEnv } from '../../helpers/cli-fixture.ts';
+import { testDialects } from '../../helpers/dialects.ts';
 
-describe('authsrv token list filters', () => {
+describe.each(testDialects())('authsrv token list filters on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
-  useCliEnv('sqlite', 'all', (f) => ({ c, ctx } = f));
+  useCliEnv(dialect, 'all', (f) => ({ c, ctx } = f));
   beforeAll(async () => {
     await filesRealm({ c, ctx }, [
       { login: 'alice', uid: 1001 },

@@ -3,16 +3,16 @@ import type { Context } from '../../../src/core/context.ts';
 import { findToken, pinMatches } from '../../../src/core/token/store.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { filesRealm, useCliEnv } from '../../helpers/cli-fixture.ts';
+import { testDialects } from '../../helpers/dialects.ts';
 
 /** RFC 4226 appendix D: the seed "12345678901234567890" and its first HOTP values. */
 const RFC_KEY = '3132333435363738393031323334353637383930';
 const HOTP = ['755224', '287082'];
 
-// Spawning the CLI is slow: one environment, SQLite only (the services are tested on every dialect).
-describe('authsrv token and validate check', () => {
+describe.each(testDialects())('authsrv token and validate check on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
-  useCliEnv('sqlite', 'each', (f) => ({ c, ctx } = f));
+  useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));
   beforeEach(async () =>
     filesRealm({ c, ctx }, [
       { login: 'alice', uid: 1001 },

@@ -2,9 +2,10 @@
 // audit.max_age at every turn until stopped; nothing without either.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { newAuditEntry, startAuditRotation, writeAudit } from '../../../src/core/audit/index.ts';
+import { testDialects } from '../../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
-describe('audit rotation service', () => {
+describe.each(testDialects())('audit rotation service on %s', (dialect) => {
   let t: TestRuntime | undefined;
   afterEach(async () => {
     vi.useRealTimers();
@@ -28,7 +29,7 @@ describe('audit rotation service', () => {
   const turn = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
   it('keeps the newest audit.max_rows rows at every turn, and nothing more once stopped', async () => {
-    t = await openTestRuntime('sqlite', { config: { 'audit.max_rows': '2' } });
+    t = await openTestRuntime(dialect, { config: { 'audit.max_rows': '2' } });
     await write(5);
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const rotation = startAuditRotation(t.rt, 1000);
@@ -44,7 +45,7 @@ describe('audit rotation service', () => {
   });
 
   it('deletes rows older than audit.max_age', async () => {
-    t = await openTestRuntime('sqlite', { config: { 'audit.max_age': '1h' } });
+    t = await openTestRuntime(dialect, { config: { 'audit.max_age': '1h' } });
     await write(2);
     t.setNow(new Date('2026-03-01T14:00:00.000Z'));
     await write(1);
@@ -56,7 +57,7 @@ describe('audit rotation service', () => {
   });
 
   it('runs nothing without a limit', async () => {
-    t = await openTestRuntime('sqlite');
+    t = await openTestRuntime(dialect);
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const rotation = startAuditRotation(t.rt, 1000);
     expect(vi.getTimerCount()).toBe(0);

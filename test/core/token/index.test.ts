@@ -11,6 +11,7 @@ import { policyDefinitions, setPolicy } from '../../../src/core/policy/index.ts'
 import { importTokens, initToken, resyncToken, serialByOtp } from '../../../src/core/token/index.ts';
 import { findToken } from '../../../src/core/token/store.ts';
 import { PolicyError } from '../../../src/errors.ts';
+import { testDialects } from '../../helpers/dialects.ts';
 import { hotp } from '../../helpers/otp.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
@@ -29,13 +30,13 @@ const PINNED: Random = {
 };
 const KEY = '07'.repeat(20);
 
-describe('a token type registered by one line', () => {
+describe.each(testDialects())('a token type registered by one line on %s', (dialect) => {
   let t: TestRuntime;
   /** An administrator who logged in: the admin policies apply (the CLI operator is exempt). */
   let admin: Context;
 
   beforeAll(async () => {
-    t = await openTestRuntime('sqlite', { random: PINNED });
+    t = await openTestRuntime(dialect, { random: PINNED });
     admin = withCaller(t.rt, {
       role: 'admin',
       username: 'admin',

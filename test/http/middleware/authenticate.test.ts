@@ -5,14 +5,15 @@ import type { Role } from '../../../src/core/context.ts';
 import { AuthError, ERR } from '../../../src/errors.ts';
 import { authenticate } from '../../../src/http/middleware/index.ts';
 import { Params } from '../../../src/http/params.ts';
+import { testDialects } from '../../helpers/dialects.ts';
 import { aroundStep, runSteps, startedState } from '../../helpers/koa-steps.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
-describe('authenticate', () => {
+describe.each(testDialects())('authenticate on %s', (dialect) => {
   let t: TestRuntime;
   let jwt: string;
   beforeAll(async () => {
-    t = await openTestRuntime('sqlite');
+    t = await openTestRuntime(dialect);
     await addAdmin(t.ctx, 'alice', 'correct horse battery');
     const result = await login(t.rt, {
       username: 'alice',

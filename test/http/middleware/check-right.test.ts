@@ -7,16 +7,17 @@ import { saveResolver } from '../../../src/core/resolver/index.ts';
 import { PolicyError } from '../../../src/errors.ts';
 import { checkRight, type RouteAction, type RouteTarget } from '../../../src/http/middleware/index.ts';
 import { Params } from '../../../src/http/params.ts';
+import { testDialects } from '../../helpers/dialects.ts';
 import { aroundStep, runSteps, startedState } from '../../helpers/koa-steps.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 import { writePasswdFile } from '../../helpers/user-stores.ts';
 
 const ALICE: Caller = { role: 'admin', username: 'alice', realm: '', authtype: 'password', client: '' };
 
-describe('checkRight', () => {
+describe.each(testDialects())('checkRight on %s', (dialect) => {
   let t: TestRuntime;
   beforeAll(async () => {
-    t = await openTestRuntime('sqlite');
+    t = await openTestRuntime(dialect);
     const file = await writePasswdFile(t.dataDir, 'users', [{ login: 'bob', password: 'pw', uid: 1000 }]);
     await saveResolver(t.ctx, 'res1', { type: 'passwdresolver', Filename: file });
     for (const realm of ['realm1', 'realm2']) await setRealm(t.ctx, realm, ['res1'], {});

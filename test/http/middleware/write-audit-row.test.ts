@@ -5,13 +5,14 @@ import type { Runtime } from '../../../src/core/context.ts';
 import { InternalError, ParameterError } from '../../../src/errors.ts';
 import { writeAuditRow } from '../../../src/http/middleware/index.ts';
 import type { RequestState } from '../../../src/http/state.ts';
+import { testDialects } from '../../helpers/dialects.ts';
 import { recordingLog, runSteps, startedState } from '../../helpers/koa-steps.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
-describe('writeAuditRow', () => {
+describe.each(testDialects())('writeAuditRow on %s', (dialect) => {
   let t: TestRuntime;
   beforeAll(async () => {
-    t = await openTestRuntime('sqlite');
+    t = await openTestRuntime(dialect);
   });
   afterAll(async () => t?.close());
 
