@@ -2,6 +2,7 @@
 // (columns.ts), written in signed batches, searched with privacyIDEA's filters, exported as CSV,
 // verified, and rotated (also hourly by a running server).
 
+export { type CallerColumns, callerColumns } from './caller.ts';
 export { auditedCliAction, type CliAction, type CliActionFields, recordCliAction } from './cli-action.ts';
 export type { AuditEntry } from './columns.ts';
 export { type AuditExport, auditCsvLines, countAudit, startAuditExport } from './csv.ts';
