@@ -3,6 +3,7 @@ export {
   deleteResolver,
   getResolver,
   listResolvers,
+  type ResolverTest,
   type ResolverView,
   saveResolver,
   secretSettingNames,
