@@ -7,12 +7,7 @@ export { auditedCliAction, type CliAction, type CliActionFields, recordCliAction
 export type { AuditEntry } from './columns.ts';
 export { type AuditExport, auditCsvLines, countAudit, startAuditExport } from './csv.ts';
 export type { AuditQuery } from './query.ts';
-export {
-  type AuditRotation,
-  rotateAudit,
-  rotationLimits,
-  startAuditRotation,
-} from './rotation.ts';
+export { type AuditRotation, rotateAudit, rotateAuditNow, startAuditRotation } from './rotation.ts';
 export { type AuditPage, searchAudit } from './search.ts';
 export { type VerifyResult, verifyAudit } from './verify.ts';
 export { newAuditEntry, writeAudit } from './write.ts';
