@@ -6,6 +6,7 @@ import { parseDuration } from '../../config/index.ts';
 import {
   type AuditPage,
   type AuditQuery,
+  auditIntact,
   countAudit,
   rotateAuditNow,
   searchAudit,
@@ -147,8 +148,7 @@ function verifyCommand(): Command {
       });
       if (o.json) printJson(r);
       else printVerification(r);
-      // Rotation only removes the oldest rows, so a gap inside the log means rows were deleted.
-      if (r.badSignatures.length > 0 || r.gapsAfter.length > 0) process.exitCode = 2;
+      if (!auditIntact(r)) process.exitCode = 2;
     });
 }
 

@@ -9,5 +9,5 @@ export { type AuditExport, auditCsvLines, countAudit, startAuditExport } from '.
 export type { AuditQuery } from './query.ts';
 export { type AuditRotation, rotateAudit, rotateAuditNow, startAuditRotation } from './rotation.ts';
 export { type AuditPage, searchAudit } from './search.ts';
-export { type VerifyResult, verifyAudit } from './verify.ts';
+export { auditIntact, type VerifyResult, verifyAudit } from './verify.ts';
 export { newAuditEntry, writeAudit } from './write.ts';
