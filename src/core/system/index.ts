@@ -14,4 +14,4 @@ export {
   setDefaults,
 } from './config.ts';
 export { type Health, health, isReady } from './health.ts';
-export { gpgKeys, hsmStatus, hsmUnlock, randomKey } from './system.ts';
+export { gpgKeys, hsmProtect, hsmState, hsmStatus, hsmUnlock, randomKey } from './system.ts';
