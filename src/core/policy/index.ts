@@ -3,7 +3,7 @@
 // definitions of the static table and the token types; the text form of an action for display.
 export { type ApiActionDef, formatActionText } from '../../policy/index.ts';
 export { policyDefinitions } from './definitions.ts';
-export { type ImportedPolicy, importPoliciesReport, type PolicyImportOutcome } from './import-report.ts';
+export { importPoliciesReport } from './import-report.ts';
 export {
   checkPolicy,
   compiledPolicies,
@@ -14,7 +14,6 @@ export {
   getPolicies,
   importPolicies,
   LIST_FIELDS,
-  type PolicyDefs,
   type PolicyFilter,
   type PolicyInput,
   type PolicyView,

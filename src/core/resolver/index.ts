@@ -3,7 +3,6 @@ export {
   deleteResolver,
   getResolver,
   listResolvers,
-  type ResolverTest,
   type ResolverView,
   saveResolver,
   secretSettingNames,

@@ -4,7 +4,6 @@
 export { check, clientCheck, clientPoll } from './check.ts';
 export {
   answerOf,
-  type CheckAnswer,
   checkAuditColumns,
   commandCheckColumns,
 } from './outcome.ts';
