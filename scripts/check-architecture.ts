@@ -1,17 +1,22 @@
 // The layering rules of docs/architecture.md, checked on every import in src/ (part of `npm run
 // lint`; Biome's noImportCycles checks the cycles):
 // - a folder with an index.ts is closed: from outside it, only its index.ts is imported;
-// - data flows down: core never imports a front end, plug-ins and infrastructure never import core;
+// - data flows down: core never imports a front end, plug-ins and infrastructure never import core,
+//   and front ends reach the plug-ins, the policy engine and the store only through core;
 // - tests mirror the sources: test/<path>/<name>.test.ts tests src/<path>/<name>.ts (or the folder
 //   <name>/, or with `<module>-<aspect>` one aspect of <module>.ts); test/scripts/ mirrors scripts/.
 //   test/e2e/ (the server over HTTP) and test/helpers/ are the exceptions.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
+/** What core hides from the front ends: they call a service, never what it is built on. */
+const BEHIND_CORE = ['src/store', 'src/tokens', 'src/resolvers', 'src/policy'];
+
 /** Folders (relative to the repository) whose files must not import the listed folders. */
 export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/core': ['src/cli', 'src/http'],
-  'src/http': ['src/cli'],
+  'src/http': ['src/cli', ...BEHIND_CORE],
+  'src/cli': BEHIND_CORE,
   'src/tokens': ['src/core', 'src/cli', 'src/http'],
   'src/resolvers': ['src/core', 'src/cli', 'src/http'],
   'src/policy': ['src/core', 'src/cli', 'src/http'],

@@ -105,6 +105,52 @@ describe('checkArchitecture', () => {
     ]);
   });
 
+  it('lets the front ends import core, the configuration and crypto, but not what core is built on', () => {
+    const dir = repo({
+      ...token,
+      'src/config/index.ts': 'export const config = 1;\n',
+      'src/crypto/index.ts': 'export const sign = 1;\n',
+      'src/store/index.ts': 'export const migrate = 1;\n',
+      'src/policy/index.ts': 'export const isScope = 1;\n',
+      'src/tokens/index.ts': 'export const hotp = 1;\n',
+      'src/resolvers/index.ts': 'export const ldap = 1;\n',
+      'src/errors.ts': 'export const ERR = 1;\n',
+      'src/http/envelope.ts': [
+        "import { store } from '../core/token/index.ts';",
+        "import { config } from '../config/index.ts';",
+        "import { sign } from '../crypto/index.ts';",
+        "import { ERR } from '../errors.ts';",
+        "import { isScope } from '../policy/index.ts';",
+        'export const e = store + config + sign + ERR + isScope;',
+      ].join('\n'),
+      'src/cli/commands/db.ts': [
+        "import { ctx } from '../../core/context.ts';",
+        "import { migrate } from '../../store/index.ts';",
+        "import { hotp } from '../../tokens/index.ts';",
+        "import { ldap } from '../../resolvers/index.ts';",
+        'export const d = ctx + migrate + hotp + ldap;',
+      ].join('\n'),
+    });
+    expect(checkArchitecture(dir).map((v) => [v.file, v.line, v.message])).toEqual([
+      [
+        'src/cli/commands/db.ts',
+        2,
+        'src/cli/commands must not import src/store (layers: docs/architecture.md)',
+      ],
+      [
+        'src/cli/commands/db.ts',
+        3,
+        'src/cli/commands must not import src/tokens (layers: docs/architecture.md)',
+      ],
+      [
+        'src/cli/commands/db.ts',
+        4,
+        'src/cli/commands must not import src/resolvers (layers: docs/architecture.md)',
+      ],
+      ['src/http/envelope.ts', 5, 'src/http must not import src/policy (layers: docs/architecture.md)'],
+    ]);
+  });
+
   it('reports a specifier that names no file', () => {
     const dir = repo({ 'src/a.ts': "import { b } from './b.ts';\nexport const a = b;\n" });
     expect(checkArchitecture(dir)).toEqual([
