@@ -98,7 +98,7 @@ const trigger: Handler = async ({ params, audit, context }) => {
 const poll: Handler = async ({ rt, params, audit, client, headers }) => {
   const tid = params.str('transaction_id');
   if (!tid) throw ParameterError.missing('transaction_id');
-  const answered = await clientPoll(rt, client, authorizationOf(headers), tid);
+  const res = await clientPoll(rt, client, authorizationOf(headers), tid);
   audit.info = `transaction_id: ${tid}`;
-  return { rid: 2, value: answered, detail: { challenge_status: answered ? 'accept' : 'pending' } };
+  return { rid: 2, value: res.value, detail: res.detail };
 };
