@@ -1,19 +1,25 @@
 // The layering rules of docs/architecture.md, checked on every import in src/ (part of `npm run
 // lint`; Biome's noImportCycles checks the cycles):
 // - a folder with an index.ts is closed: from outside it, only its index.ts is imported;
-// - data flows down: core never imports a front end, plug-ins and infrastructure never import core;
+// - data flows down: core never imports a front end, plug-ins and infrastructure never import core,
+//   and front ends reach the plug-ins, the policy engine and the store only through core;
 // - inside src/core, a resource imports only resources of the layers below its own (CORE_LAYERS),
-//   and the shared files of src/core itself (context.ts, runtime.ts …) import no resource;
+//   the shared files of src/core itself (context.ts, limits.ts …) import no resource, and
+//   runtime.ts (CORE_OPENERS), which opens a Runtime for the front ends, is imported by none;
 // - tests mirror the sources: test/<path>/<name>.test.ts tests src/<path>/<name>.ts (or the folder
 //   <name>/, or with `<module>-<aspect>` one aspect of <module>.ts); test/scripts/ mirrors scripts/.
 //   test/e2e/ (the server over HTTP) and test/helpers/ are the exceptions.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
+/** What core hides from the front ends: they call a service, never what it is built on. */
+const BEHIND_CORE = ['src/store', 'src/tokens', 'src/resolvers', 'src/policy'];
+
 /** Folders (relative to the repository) whose files must not import the listed folders. */
 export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/core': ['src/cli', 'src/http'],
-  'src/http': ['src/cli'],
+  'src/http': ['src/cli', ...BEHIND_CORE],
+  'src/cli': BEHIND_CORE,
   'src/tokens': ['src/core', 'src/cli', 'src/http'],
   'src/resolvers': ['src/core', 'src/cli', 'src/http'],
   'src/policy': ['src/core', 'src/cli', 'src/http'],
@@ -35,6 +41,12 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['auth'],
   ['documentation'],
 ];
+
+/**
+ * The shared files of src/core above every resource: they open a Runtime for the front ends
+ * (and upgrade its database), so they may import any resource and no resource imports them.
+ */
+export const CORE_OPENERS: readonly string[] = ['runtime.ts'];
 
 export interface Violation {
   file: string;
@@ -80,7 +92,13 @@ const within = (path: string, folder: string) => path === folder || path.startsW
 export function coreLayerProblem(from: string, target: string): string | undefined {
   const [fromResource, ...fromRest] = from.split(sep);
   const [targetResource, ...targetRest] = target.split(sep);
-  if (targetRest.length === 0 || fromResource === targetResource) return undefined;
+  if (targetRest.length === 0) {
+    const opener = CORE_OPENERS.includes(targetResource as string) && fromRest.length > 0;
+    return opener
+      ? `src/core/${fromResource}/ must not import src/core/${target}, which only front ends use`
+      : undefined;
+  }
+  if (fromResource === targetResource || CORE_OPENERS.includes(from)) return undefined;
   const layer = (resource: string) => CORE_LAYERS.findIndex((names) => names.includes(resource));
   const targetLayer = layer(targetResource as string);
   if (targetLayer < 0)

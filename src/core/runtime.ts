@@ -1,5 +1,6 @@
 // Opens everything a server or a CLI command needs, in one place, so both behave the same: the
-// data directory with its keys, the database (migrated to the latest schema) and the node record.
+// data directory with its keys, the database (migrated to the latest schema) and the node record;
+// and upgrades the database of a runtime opened without migrating (`authsrv db upgrade`).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -7,7 +8,8 @@ import type { Config } from '../config/index.ts';
 import { cryptoRandom, ensureDataDir, loadServerKeys, SecurityModule } from '../crypto/index.ts';
 import { HsmError } from '../errors.ts';
 import { defaultDatabaseUrl, migrate, openDatabase } from '../store/index.ts';
-import type { Random, Runtime } from './context.ts';
+import { recordCliAction } from './audit/index.ts';
+import type { Context, Random, Runtime } from './context.ts';
 import { checkEncryptionKey } from './key-check.ts';
 
 export interface OpenOptions {
@@ -56,6 +58,20 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
     await store.close();
     throw e;
   }
+}
+
+/**
+ * Applies the pending migrations of a runtime opened with `migrate: false` and returns their names.
+ * The audit row is written only once they worked: before the first migration there is no audit
+ * table to write to.
+ */
+export async function upgradeDatabase(ctx: Context): Promise<string[]> {
+  const startedAt = ctx.clock();
+  const applied = await migrate(ctx.store);
+  if (applied.length > 0) {
+    await recordCliAction(ctx, { command: 'db upgrade', detail: applied.join(', ') }, startedAt);
+  }
+  return applied;
 }
 
 /** Records this node so that policies and periodic tasks can name it. */

@@ -1,13 +1,14 @@
 // Every JSON answer: privacyIDEA's envelope (reference 1.1, 1.2), serialised like Python's
 // json.dumps(sort_keys=True) and, when enabled, signed with the server's RSA key.
 
+import { answerOf } from '../core/validate/index.ts';
 import { pythonJsonDumps, pythonJsonMembers, pythonJsonObject, type Signer } from '../crypto/index.ts';
 import { asAuthsrvError } from '../errors.ts';
 import { API_LEVEL, VERSION } from '../version.ts';
 
 export interface Reply {
   value: unknown;
-  /** 2 for /validate/* and /auth answers; they also carry result.authentication. */
+  /** 2 for /validate/* and /auth answers; they also carry result.authentication (core's answerOf). */
   rid?: 1 | 2;
   detail?: Record<string, unknown> | undefined;
 }
@@ -15,24 +16,10 @@ export interface Reply {
 export const VERSION_TEXT = `privacyIDEA ${API_LEVEL} (authsrv ${VERSION})`;
 const THREAD_ID = process.pid;
 
-/** result.authentication of an id-2 answer: ACCEPT, REJECT, CHALLENGE or DECLINED (reference 1.1). */
-export function authenticationOf(value: unknown, detail: Record<string, unknown> | undefined): string {
-  const v =
-    value !== null && typeof value === 'object' && 'auth' in value
-      ? (value as { auth: unknown }).auth
-      : value;
-  if (v === 'CHALLENGE') return 'CHALLENGE';
-  const multi = detail?.multi_challenge;
-  if ((Array.isArray(multi) && multi.length > 0) || detail?.passkey !== undefined) return 'CHALLENGE';
-  if (v) return 'ACCEPT';
-  if (detail?.challenge_status === 'declined') return 'DECLINED';
-  return 'REJECT';
-}
-
 export function successEnvelope(reply: Reply, now: Date): Record<string, unknown> {
   const rid = reply.rid ?? 1;
   const result: Record<string, unknown> = { status: true, value: reply.value };
-  if (rid === 2) result.authentication = authenticationOf(reply.value, reply.detail);
+  if (rid === 2) result.authentication = answerOf(reply);
   const env: Record<string, unknown> = {
     id: rid,
     jsonrpc: '2.0',

@@ -295,6 +295,16 @@ describe.each(testDialects())('audit API on %s', (dialect) => {
     }
   });
 
+  it("records an enrollment's token type: the token's own, the type asked for when it fails", async () => {
+    const init = (params: Record<string, string>) => s.call('POST', '/token/init', params, token);
+    expect((await init({ type: 'TOTP', serial: 'AUDTT1', genkey: '1' })).json.result.status).toBe(true);
+    expect(await lastRow()).toMatchObject({ action: 'POST /token/init', success: 1, token_type: 'totp' });
+    expect((await init({ type: 'NoSuchType' })).json.result.error.code).toBe(1610);
+    expect(await lastRow()).toMatchObject({ success: 0, token_type: 'NoSuchType' });
+    expect((await init({ genkey: '1', realm: 'nosuchrealm' })).json.result.status).toBe(false);
+    expect(await lastRow()).toMatchObject({ success: 0, token_type: 'hotp' });
+  });
+
   it('keeps rows written with over-long values readable on every dialect', async () => {
     const e = newAuditEntry(`POST /${'p'.repeat(500)}`, new Date(now), '2001:db8::1'.repeat(10));
     e.info = 'i'.repeat(5000);

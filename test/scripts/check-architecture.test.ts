@@ -117,6 +117,8 @@ describe('checkArchitecture', () => {
       'src/core/system/index.ts': "import { store } from '../token/index.ts';\nexport const s = store;\n",
       'src/core/audit/index.ts': "import { store } from '../token/index.ts';\nexport const a = store;\n",
       'src/core/runtime.ts': "import { store } from './token/index.ts';\nexport const r = store;\n",
+      'src/core/limits.ts': "import { store } from './token/index.ts';\nexport const l = store;\n",
+      'src/core/token/open.ts': "import { r } from '../runtime.ts';\nexport const o = r;\n",
       'src/core/shiny/index.ts': "import { ctx } from '../context.ts';\nexport const n = ctx;\n",
       'src/core/validate/index.ts': "import { n } from '../shiny/index.ts';\nexport const v = n;\n",
     });
@@ -125,10 +127,14 @@ describe('checkArchitecture', () => {
         'src/core/audit/index.ts',
         'src/core/audit/ must not import src/core/token/, which is not in a layer below it (docs/architecture.md)',
       ],
-      ['src/core/runtime.ts', 'the shared files of src/core import no resource (src/core/token/)'],
+      ['src/core/limits.ts', 'the shared files of src/core import no resource (src/core/token/)'],
       [
         'src/core/system/index.ts',
         'src/core/system/ must not import src/core/token/, which is not in a layer below it (docs/architecture.md)',
+      ],
+      [
+        'src/core/token/open.ts',
+        'src/core/token/ must not import src/core/runtime.ts, which only front ends use',
       ],
       [
         'src/core/validate/index.ts',
@@ -145,6 +151,52 @@ describe('checkArchitecture', () => {
       .map((e) => e.name);
     expect([...names].sort()).toEqual(folders.sort());
     expect(coreLayerProblem('validate/check.ts', 'token/index.ts')).toBeUndefined();
+  });
+
+  it('lets the front ends import core, the configuration and crypto, but not what core is built on', () => {
+    const dir = repo({
+      ...token,
+      'src/config/index.ts': 'export const config = 1;\n',
+      'src/crypto/index.ts': 'export const sign = 1;\n',
+      'src/store/index.ts': 'export const migrate = 1;\n',
+      'src/policy/index.ts': 'export const isScope = 1;\n',
+      'src/tokens/index.ts': 'export const hotp = 1;\n',
+      'src/resolvers/index.ts': 'export const ldap = 1;\n',
+      'src/errors.ts': 'export const ERR = 1;\n',
+      'src/http/envelope.ts': [
+        "import { store } from '../core/token/index.ts';",
+        "import { config } from '../config/index.ts';",
+        "import { sign } from '../crypto/index.ts';",
+        "import { ERR } from '../errors.ts';",
+        "import { isScope } from '../policy/index.ts';",
+        'export const e = store + config + sign + ERR + isScope;',
+      ].join('\n'),
+      'src/cli/commands/db.ts': [
+        "import { ctx } from '../../core/context.ts';",
+        "import { migrate } from '../../store/index.ts';",
+        "import { hotp } from '../../tokens/index.ts';",
+        "import { ldap } from '../../resolvers/index.ts';",
+        'export const d = ctx + migrate + hotp + ldap;',
+      ].join('\n'),
+    });
+    expect(checkArchitecture(dir).map((v) => [v.file, v.line, v.message])).toEqual([
+      [
+        'src/cli/commands/db.ts',
+        2,
+        'src/cli/commands must not import src/store (layers: docs/architecture.md)',
+      ],
+      [
+        'src/cli/commands/db.ts',
+        3,
+        'src/cli/commands must not import src/tokens (layers: docs/architecture.md)',
+      ],
+      [
+        'src/cli/commands/db.ts',
+        4,
+        'src/cli/commands must not import src/resolvers (layers: docs/architecture.md)',
+      ],
+      ['src/http/envelope.ts', 5, 'src/http must not import src/policy (layers: docs/architecture.md)'],
+    ]);
   });
 
   it('reports a specifier that names no file', () => {

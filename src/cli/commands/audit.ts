@@ -6,10 +6,9 @@ import { parseDuration } from '../../config/index.ts';
 import {
   type AuditPage,
   type AuditQuery,
-  auditedCliAction,
+  auditIntact,
   countAudit,
-  rotateAudit,
-  rotationLimits,
+  rotateAuditNow,
   searchAudit,
   startAuditExport,
   type VerifyResult,
@@ -127,19 +126,11 @@ function rotateCommand(): Command {
     .option('--max-age <span>', 'delete entries older than e.g. 180d')
     .option('--max-rows <n>', 'keep at most this many newest entries', integer)
     .action(async (o: { maxAge?: string; maxRows?: number }, cmd: Command) => {
-      const r = await withContext(cmd, (ctx) => {
-        const limits = rotationLimits(ctx, {
-          maxAgeSeconds: o.maxAge !== undefined ? parseDuration(o.maxAge) : undefined,
-          maxRows: o.maxRows,
-        });
-        if (limits.maxAgeSeconds === 0 && limits.maxRows === 0) {
-          throw new ParameterError(
-            'No limit given: use --max-age or --max-rows, or set audit.max_age / audit.max_rows',
-          );
-        }
-        const action = { command: 'audit rotate', detail: JSON.stringify(limits) };
-        return auditedCliAction(ctx, action, () => rotateAudit(ctx, limits));
-      });
+      const given = {
+        maxAgeSeconds: o.maxAge !== undefined ? parseDuration(o.maxAge) : undefined,
+        maxRows: o.maxRows,
+      };
+      const r = await withContext(cmd, (ctx) => rotateAuditNow(ctx, given));
       console.log(`Deleted ${r.deletedByAge} entries by age and ${r.deletedByCount} by count.`);
     });
 }
@@ -157,8 +148,7 @@ function verifyCommand(): Command {
       });
       if (o.json) printJson(r);
       else printVerification(r);
-      // Rotation only removes the oldest rows, so a gap inside the log means rows were deleted.
-      if (r.badSignatures.length > 0 || r.gapsAfter.length > 0) process.exitCode = 2;
+      if (!auditIntact(r)) process.exitCode = 2;
     });
 }
 

@@ -1,5 +1,6 @@
 // `authsrv hsm`: the security module that encrypts secrets at rest.
 import { Command } from 'commander';
+import { hsmProtect, hsmState } from '../../core/system/index.ts';
 import { printJson, readNewPassword, runAudited, withContext } from '../common.ts';
 
 export function hsmCommand(): Command {
@@ -14,12 +15,10 @@ function statusCommand(): Command {
     .description('show whether the encryption key is password protected and usable')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }, cmd: Command) => {
-      await withContext(cmd, async (ctx) => {
-        const status = { protected: ctx.hsm.isProtected, ready: ctx.hsm.isReady() };
-        if (o.json) return printJson(status);
-        console.log(`protected: ${status.protected ? 'yes' : 'no'}`);
-        console.log(`ready: ${status.ready ? 'yes' : 'no'}`);
-      });
+      const status = await withContext(cmd, async (ctx) => hsmState(ctx));
+      if (o.json) return printJson(status);
+      console.log(`protected: ${status.protected ? 'yes' : 'no'}`);
+      console.log(`ready: ${status.ready ? 'yes' : 'no'}`);
     });
 }
 
@@ -29,7 +28,7 @@ function protectCommand(): Command {
     .option('--password-stdin', 'read the password from standard input')
     .action(async (o: { passwordStdin?: boolean }, cmd: Command) => {
       const password = await readNewPassword(o.passwordStdin === true);
-      await runAudited(cmd, { command: 'hsm protect', detail: '' }, async (ctx) => ctx.hsm.protect(password));
+      await runAudited(cmd, { command: 'hsm protect', detail: '' }, async (ctx) => hsmProtect(ctx, password));
       console.log('The encryption key is now password protected. Unlock a server with POST /system/hsm.');
     });
 }

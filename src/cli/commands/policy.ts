@@ -3,11 +3,13 @@ import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Context } from '../../core/context.ts';
 import {
+  type ApiActionDef,
   checkPolicy,
   deletePolicy,
   disablePolicy,
   enablePolicy,
   exportPolicies,
+  formatActionText,
   getPolicies,
   importPoliciesReport,
   LIST_FIELDS,
@@ -18,7 +20,6 @@ import {
   setPolicy,
 } from '../../core/policy/index.ts';
 import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
-import { type ApiActionDef, formatActionText, isScope, parsePolicyFile } from '../../policy/index.ts';
 import {
   notBoth,
   printFields,
@@ -265,13 +266,11 @@ function defsCommand(): Command {
     .action(async (scope: string | undefined, o: { json?: boolean }, cmd: Command) => {
       const defs = await withContext(cmd, (ctx) => policyDefs(ctx, scope));
       // The pseudo-scopes have shapes of their own: sections and comparators, or node names.
-      if (o.json || scope === 'conditions' || scope === 'servicenodes' || scope === 'pinodes') {
-        return printJson(defs);
-      }
-      if (scope === undefined) return printScopes(defs as Record<string, Record<string, ApiActionDef>>);
+      if (o.json || defs.kind === 'conditions' || defs.kind === 'nodes') return printJson(defs.defs);
+      if (defs.kind === 'scopes') return printScopes(defs.defs);
       // The service answers an unknown scope with nothing, as privacyIDEA does; a shell user gets told.
-      if (!isScope(scope)) throw new ParameterError(`Invalid scope '${scope}'`);
-      printActions(defs as Record<string, ApiActionDef>);
+      if (defs.kind === 'unknown') throw new ParameterError(`Invalid scope '${scope}'`);
+      printActions(defs.defs);
     });
 }
 
@@ -299,7 +298,7 @@ function exportCommand(): Command {
     .description('write every policy in the export format (privacyIDEA can read it too)')
     .option('--file <file>', 'write to this file instead of standard output')
     .action(async (o: { file?: string }, cmd: Command) => {
-      const text = await withContext(cmd, (ctx) => exportPolicies(ctx));
+      const { text, count } = await withContext(cmd, (ctx) => exportPolicies(ctx));
       if (o.file === undefined) {
         process.stdout.write(text);
         return;
@@ -309,7 +308,7 @@ function exportCommand(): Command {
       } catch (e) {
         throw new ParameterError(`Cannot write ${o.file}: ${(e as Error).message}`);
       }
-      process.stderr.write(`Exported ${parsePolicyFile(text).size} policies to ${o.file}\n`);
+      process.stderr.write(`Exported ${count} policies to ${o.file}\n`);
     });
 }
 

@@ -101,10 +101,9 @@ function testCommand(): Command {
       const params = await settingsWithSecrets(words, o);
       if (o.resolver) params.resolver = o.resolver;
       const r = await withContext(cmd, (ctx) => testResolver(ctx, params));
-      if (o.json) printJson(r);
+      if (o.json) printJson({ value: r.value, description: r.description });
       else console.log(r.description);
-      // privacyIDEA's value: true/false, or for SQL the number of users found and -1 on failure.
-      if (r.value === false || (typeof r.value === 'number' && r.value < 0)) process.exitCode = 1;
+      if (!r.succeeded) process.exitCode = 1;
     },
   );
 }

@@ -49,7 +49,7 @@ export function tokenInitCommand(): Command {
         cmd,
         action,
         (ctx) => initToken(ctx, params),
-        (r) => ({ serial: r.serial }),
+        (r) => ({ serial: r.serial, token_type: r.type }),
       );
       if (o.json) return printJson(withoutImages(detail));
       printEnrollment(serial, detail);

@@ -1,6 +1,6 @@
 // `authsrv validate`: authenticating as /validate/check does, the password read from stdin.
 import { Command } from 'commander';
-import { answerOf, auditColumnsOf, type CheckResult, check } from '../../core/validate/index.ts';
+import { answerOf, type CheckResult, check, commandCheckColumns } from '../../core/validate/index.ts';
 import { ParameterError } from '../../errors.ts';
 import { printJson, readStdinLine, runAudited } from '../common.ts';
 
@@ -38,7 +38,7 @@ function checkCommand(): Command {
         throw new ParameterError('The password is read from standard input: pipe it in with --pass-stdin');
       const pass = await readStdinLine();
       const input = { user: o.user, realm: o.realm, serial: o.serial, pass, transactionId: o.transactionId };
-      // One audit row, as the API writes for /validate/check: success is the verdict.
+      // One audit row with the columns the API writes for /validate/check.
       const action = {
         command: 'validate check',
         detail: '',
@@ -48,7 +48,7 @@ function checkCommand(): Command {
         cmd,
         action,
         (ctx) => check(ctx, { ...input, client: o.client ?? '' }),
-        (r) => ({ ...auditColumnsOf(r.audit), authentication: answerOf(r), success: r.value }),
+        commandCheckColumns,
       );
       if (o.json) printJson({ authentication: answerOf(res), value: res.value, detail: res.detail ?? null });
       else printVerdict(res);

@@ -2,16 +2,12 @@
 // (columns.ts), written in signed batches, searched with privacyIDEA's filters, exported as CSV,
 // verified, and rotated (also hourly by a running server).
 
+export { callerColumns } from './caller.ts';
 export { auditedCliAction, type CliAction, type CliActionFields, recordCliAction } from './cli-action.ts';
 export type { AuditEntry } from './columns.ts';
-export { type AuditExport, auditCsvLines, countAudit, startAuditExport } from './csv.ts';
+export { auditCsvLines, countAudit, startAuditExport } from './csv.ts';
 export type { AuditQuery } from './query.ts';
-export {
-  type AuditRotation,
-  rotateAudit,
-  rotationLimits,
-  startAuditRotation,
-} from './rotation.ts';
+export { rotateAudit, rotateAuditNow, startAuditRotation } from './rotation.ts';
 export { type AuditPage, searchAudit } from './search.ts';
-export { type VerifyResult, verifyAudit } from './verify.ts';
+export { auditIntact, type VerifyResult, verifyAudit } from './verify.ts';
 export { newAuditEntry, writeAudit } from './write.ts';

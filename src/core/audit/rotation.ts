@@ -1,6 +1,8 @@
 // Rotating the audit log: deleting rows beyond an age or a number (`authsrv audit rotate`), and
 // the hourly rotation a server runs when audit.max_age / audit.max_rows ask for it.
-import type { Runtime } from '../context.ts';
+import { ParameterError } from '../../errors.ts';
+import type { Context, Runtime } from '../context.ts';
+import { auditedCliAction } from './cli-action.ts';
 
 export interface RotateResult {
   deletedByAge: number;
@@ -43,7 +45,7 @@ export async function rotateAudit(rt: Runtime, limits: RotateLimits): Promise<Ro
  * The limits of a rotation run now: those given, the others from the configuration's
  * audit.max_age and audit.max_rows (as the hourly rotation of a server uses them).
  */
-export function rotationLimits(
+function rotationLimits(
   rt: Runtime,
   given: { maxAgeSeconds?: number | undefined; maxRows?: number | undefined } = {},
 ): RotateLimits {
@@ -51,6 +53,29 @@ export function rotationLimits(
     maxAgeSeconds: given.maxAgeSeconds ?? rt.config.audit.maxAgeSeconds,
     maxRows: given.maxRows ?? rt.config.audit.maxRows,
   };
+}
+
+/** Whether the limits delete anything at all. */
+function hasLimit(limits: RotateLimits): boolean {
+  return limits.maxAgeSeconds > 0 || limits.maxRows > 0;
+}
+
+/**
+ * `authsrv audit rotate`: one rotation now, by the limits given and for the others those of the
+ * configuration, with its audit row; refused when there is no limit at all.
+ */
+export async function rotateAuditNow(
+  ctx: Context,
+  given: { maxAgeSeconds?: number | undefined; maxRows?: number | undefined },
+): Promise<RotateResult> {
+  const limits = rotationLimits(ctx, given);
+  if (!hasLimit(limits)) {
+    throw new ParameterError(
+      'No limit given: use --max-age or --max-rows, or set audit.max_age / audit.max_rows',
+    );
+  }
+  const action = { command: 'audit rotate', detail: JSON.stringify(limits) };
+  return auditedCliAction(ctx, action, () => rotateAudit(ctx, limits));
 }
 
 export const ROTATE_EVERY_MS = 3_600_000;
@@ -67,7 +92,7 @@ export interface AuditRotation {
  */
 export function startAuditRotation(rt: Runtime, everyMs = ROTATE_EVERY_MS): AuditRotation {
   const limits = rotationLimits(rt);
-  if (limits.maxAgeSeconds <= 0 && limits.maxRows <= 0) return { stop() {} };
+  if (!hasLimit(limits)) return { stop() {} };
   const rotate = async () => {
     try {
       const r = await rotateAudit(rt, limits);

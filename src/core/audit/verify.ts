@@ -11,6 +11,14 @@ export interface VerifyResult {
   gapsAfter: number[];
 }
 
+/**
+ * Whether the log verified is whole: every signature right and no row missing. Rotation only
+ * removes the oldest rows, so a gap inside the log means rows were deleted.
+ */
+export function auditIntact(r: VerifyResult): boolean {
+  return r.badSignatures.length === 0 && r.gapsAfter.length === 0;
+}
+
 /** Checks every row's signature and the continuity of ids; `onProgress` after each batch. */
 export async function verifyAudit(rt: Runtime, onProgress?: (done: number) => void): Promise<VerifyResult> {
   const result: VerifyResult = { checked: 0, badSignatures: [], gapsAfter: [] };

@@ -1,8 +1,9 @@
 // Policies (/policy/): stored, validated, listed, imported and exported, and kept compiled per
 // database behind the policy change counter for the matching engine (src/policy); the policy
-// definitions of the static table and the token types.
+// definitions of the static table and the token types; the text form of an action for display.
+export { type ApiActionDef, formatActionText } from '../../policy/index.ts';
 export { policyDefinitions } from './definitions.ts';
-export { type ImportedPolicy, importPoliciesReport, type PolicyImportOutcome } from './import-report.ts';
+export { importPoliciesReport } from './import-report.ts';
 export {
   checkPolicy,
   compiledPolicies,

@@ -9,6 +9,7 @@ import { AuthsrvError, ParameterError, ResourceNotFoundError } from '../../error
 import { isTrue } from '../../is-true.ts';
 import {
   type ActionDict,
+  type ApiActionDef,
   CONDITION_SECTIONS,
   type ConditionTuple,
   compileClientList,
@@ -556,18 +557,37 @@ export async function checkPolicy(
 }
 
 /** GET /policy/defs[/<scope>]: the definitions; `servicenodes`/`pinodes` list the known nodes. */
-export async function policyDefs(rt: Runtime, scope?: string): Promise<unknown> {
-  if (scope === 'servicenodes' || scope === 'pinodes') return nodeNames(rt.store.db);
-  return policyDefinitions().defsForApi(scope);
+/**
+ * The definitions of GET /policy/defs[/<scope>], with what kind they are: every scope's actions,
+ * one scope's, the condition sections and comparators, the node names, or nothing for an unknown
+ * scope (as privacyIDEA answers).
+ */
+export type PolicyDefs =
+  | { kind: 'scopes'; defs: Record<string, Record<string, ApiActionDef>> }
+  | { kind: 'actions'; defs: Record<string, ApiActionDef> }
+  | { kind: 'conditions'; defs: Record<string, unknown> }
+  | { kind: 'nodes'; defs: string[] }
+  | { kind: 'unknown'; defs: Record<string, never> };
+
+export async function policyDefs(rt: Runtime, scope?: string): Promise<PolicyDefs> {
+  if (scope === 'servicenodes' || scope === 'pinodes')
+    return { kind: 'nodes', defs: await nodeNames(rt.store.db) };
+  const defs = policyDefinitions().defsForApi(scope);
+  if (scope === undefined)
+    return { kind: 'scopes', defs: defs as Record<string, Record<string, ApiActionDef>> };
+  if (scope === 'conditions') return { kind: 'conditions', defs };
+  if (!isScope(scope)) return { kind: 'unknown', defs: {} };
+  return { kind: 'actions', defs: defs as Record<string, ApiActionDef> };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Export and import (format: src/policy/policy-file.ts).
 
-/** Every policy in the export format (ordered by name). */
-export async function exportPolicies(rt: Runtime): Promise<string> {
+/** Every policy in the export format (ordered by name), and how many there are. */
+export async function exportPolicies(rt: Runtime): Promise<{ text: string; count: number }> {
   const views = Object.values(await getPolicies(rt));
-  return formatPolicyFile(views.map(viewToRecord) as unknown as Record<string, unknown>[]);
+  const text = formatPolicyFile(views.map(viewToRecord) as unknown as Record<string, unknown>[]);
+  return { text, count: views.length };
 }
 
 function fileList(v: FileValue | undefined, key: string): List | undefined {

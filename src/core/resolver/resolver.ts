@@ -246,11 +246,21 @@ export async function deleteResolver(ctx: Context, name: string): Promise<number
   return id;
 }
 
+/** A test of resolver settings: privacyIDEA's value and description, and whether the settings work. */
+export interface ResolverTest extends TestResult {
+  succeeded: boolean;
+}
+
+/** privacyIDEA's value: true/false, or for SQL the number of users found and -1 on failure. */
+function succeeded(value: TestResult['value']): boolean {
+  return typeof value === 'number' ? value >= 0 : value;
+}
+
 /**
  * Tries settings without saving them. With `resolver=<name>` of a stored resolver, __CENSORED__
  * secrets are taken from it. The warnings about settings without effect end the description.
  */
-export async function testResolver(ctx: Context, params: Record<string, string>): Promise<TestResult> {
+export async function testResolver(ctx: Context, params: Record<string, string>): Promise<ResolverTest> {
   const type = params.type;
   if (!type) throw ParameterError.missing('type');
   const kind = resolverKind(type);
@@ -267,5 +277,6 @@ export async function testResolver(ctx: Context, params: Record<string, string>)
   } catch (e) {
     result = { value: false, description: (e as Error).message };
   }
-  return { ...result, description: withWarnings(result.description, warnings) };
+  const description = withWarnings(result.description, warnings);
+  return { value: result.value, description, succeeded: succeeded(result.value) };
 }

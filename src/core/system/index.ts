@@ -13,5 +13,5 @@ export {
   setConfig,
   setDefaults,
 } from './config.ts';
-export { type Health, health, isReady } from './health.ts';
-export { gpgKeys, hsmStatus, hsmUnlock, randomKey } from './system.ts';
+export { health, isReady } from './health.ts';
+export { gpgKeys, hsmProtect, hsmState, hsmStatus, hsmUnlock, randomKey } from './system.ts';

@@ -27,6 +27,16 @@ export function hsmStatus(ctx: Context): { is_ready: boolean } {
   return { is_ready: ctx.hsm.isReady() };
 }
 
+/** The security module as an operator sees it: whether its key is password protected, and usable. */
+export function hsmState(ctx: Context): { protected: boolean; ready: boolean } {
+  return { protected: ctx.hsm.isProtected, ready: ctx.hsm.isReady() };
+}
+
+/** Protects the encryption key file with a password (or changes it); servers then start locked. */
+export function hsmProtect(ctx: Context, password: string): void {
+  ctx.hsm.protect(password);
+}
+
 export function hsmUnlock(ctx: Context, password: string | undefined): { is_ready: boolean } {
   if (ctx.hsm.isReady()) throw new HsmError('HSM already set up.');
   if (!password) throw ParameterError.missing('password');

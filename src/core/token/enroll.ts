@@ -50,6 +50,8 @@ import {
 
 export interface InitResult {
   serial: string;
+  /** The type of the token, as the registry names it (the audit row's token_type). */
+  type: string;
   detail: Record<string, unknown>;
 }
 
@@ -105,13 +107,22 @@ export async function initToken(ctx: Context, given: Readonly<Record<string, str
     ...(pinChange !== undefined ? { next_pin_change: pinChange } : {}),
   };
   await storeToken(ctx, e, { serial, enrollment, settings, pin, info, now });
-  return { serial, detail: { serial, rollout_state: enrollment.rolloutState ?? '', ...enrollment.detail } };
+  const detail = { serial, rollout_state: enrollment.rolloutState ?? '', ...enrollment.detail };
+  return { serial, type: e.type.type, detail };
+}
+
+/**
+ * The token type an enrollment request names as it names it (the default type when it names none):
+ * what the audit row records of a request that fails before the type is known.
+ */
+export function requestedTokenType(given: Readonly<Record<string, string>>): string {
+  return given.type || defaultTokenType().type;
 }
 
 /** The type, the owner and the policy subjects of a request; the lengths of serial and otpkey. */
 async function readRequest(ctx: Context, given: Readonly<Record<string, string>>): Promise<Enrolling> {
   const params: Record<string, string> = { ...given };
-  const typeName = params.type || defaultTokenType().type;
+  const typeName = requestedTokenType(params);
   const type = findTokenType(typeName);
   if (!type)
     throw new TokenAdminError(`init token failed. Unknown token type: ${typeName}`, ERR.UnknownTokenType);
@@ -164,7 +175,7 @@ async function verifyEnrollment(
     await trx.updateTable('token').set({ rollout_state: 'enrolled' }).where('id', '=', t.row.id).execute();
     if (match.info) await setTokenInfo(ctx, trx, t.row.id, match.info);
   });
-  return { serial, detail: { serial, rollout_state: 'enrolled' } };
+  return { serial, type: t.type.type, detail: { serial, rollout_state: 'enrolled' } };
 }
 
 /** `{givenname}` / `{surname}` of a label or issuer from the owner's attributes. */

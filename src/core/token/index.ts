@@ -13,7 +13,7 @@ export {
 export { deleteExpiredChallenges, listChallenges } from './challenges.ts';
 export { copyPin, copyUser } from './copy.ts';
 export { tokensCsv } from './csv.ts';
-export { initToken } from './enroll.ts';
+export { initToken, requestedTokenType } from './enroll.ts';
 export { checkTokenLimits } from './enrollment-limits.ts';
 export { enrollmentValue } from './enrollment-policy.ts';
 export { type GetSerialQuery, serialByOtp } from './getserial.ts';

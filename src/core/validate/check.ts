@@ -25,6 +25,12 @@ import {
 import type { ListResult } from './round.ts';
 import { userPath, withLastAuth } from './user-path.ts';
 
+/** The answer of a poll: whether the transaction's challenge was answered, and its status. */
+export interface PollResult {
+  value: boolean;
+  detail: { challenge_status: 'accept' | 'pending' };
+}
+
 /**
  * /validate/polltransaction asked by a client application: whether the transaction's challenge
  * was answered, after api_key_required (the request names no user, so only the client counts).
@@ -34,9 +40,10 @@ export async function clientPoll(
   client: string,
   authorization: string | undefined,
   transactionId: string,
-): Promise<boolean> {
+): Promise<PollResult> {
   await requireApiKey(rt, await RequestPolicies.of(rt, { login: '', realm: '' }, client), authorization);
-  return pollTransaction(rt, transactionId);
+  const answered = await pollTransaction(rt, transactionId);
+  return { value: answered, detail: { challenge_status: answered ? 'accept' : 'pending' } };
 }
 
 /**

@@ -42,33 +42,6 @@ export interface CheckResult {
   audit: CheckAudit;
 }
 
-/** The columns of the audit row a check fills (the API's row and the CLI's alike). */
-export function auditColumnsOf(a: CheckAudit): {
-  user: string;
-  realm: string;
-  resolver: string;
-  serial: string;
-  token_type: string;
-  info: string;
-} {
-  return {
-    user: a.user,
-    realm: a.realm,
-    resolver: a.resolver,
-    serial: a.serial,
-    token_type: a.tokenType,
-    info: a.info,
-  };
-}
-
-/** What a check answered, as a RADIUS server or the CLI tells it: ACCEPT, CHALLENGE or REJECT. */
-export type CheckAnswer = 'ACCEPT' | 'CHALLENGE' | 'REJECT';
-
-export function answerOf(res: CheckResult): CheckAnswer {
-  const challenge = Array.isArray(res.detail?.multi_challenge) && res.detail.multi_challenge.length > 0;
-  return res.value ? 'ACCEPT' : challenge ? 'CHALLENGE' : 'REJECT';
-}
-
 /** check_user_serial_or_cred_id_in_request. */
 export function checkRequestParams(p: { user?: string | undefined; serial?: string | undefined }): void {
   if (!p.user && !p.serial) throw new ParameterError('You need to specify a serial, user or credential_id.');

@@ -1,9 +1,9 @@
 // A protected route's caller: the JWT of PI-Authorization (or Authorization) verified for the roles
 // the route admits (AuthError, HTTP 401, otherwise), and named in the audit entry.
 import type Koa from 'koa';
-import type { AuditEntry } from '../../core/audit/index.ts';
+import { callerColumns } from '../../core/audit/index.ts';
 import { verifyJwt } from '../../core/auth/index.ts';
-import type { Caller, Role, Runtime } from '../../core/context.ts';
+import type { Role, Runtime } from '../../core/context.ts';
 import { requestState, routeCall } from '../state.ts';
 
 export function authenticate(rt: Runtime, roles: readonly Role[]): Koa.Middleware {
@@ -11,15 +11,7 @@ export function authenticate(rt: Runtime, roles: readonly Role[]): Koa.Middlewar
     const call = routeCall(koa);
     const token = koa.get('PI-Authorization') || koa.get('Authorization') || undefined;
     call.caller = await verifyJwt(rt, token, roles, requestState(koa).client);
-    recordCaller(call.audit, call.caller);
+    Object.assign(call.audit, callerColumns(call.caller));
     await next();
   };
-}
-
-function recordCaller(audit: AuditEntry, caller: Caller): void {
-  if (caller.role === 'admin') audit.administrator = caller.username;
-  else {
-    audit.user = caller.username;
-    audit.realm = caller.realm;
-  }
 }

@@ -3,7 +3,7 @@
 import type Koa from 'koa';
 import { type AuditEntry, writeAudit } from '../../core/audit/index.ts';
 import type { Runtime } from '../../core/context.ts';
-import { authenticationOf } from '../envelope.ts';
+import { answerOf } from '../../core/validate/index.ts';
 import { type RequestState, requestState } from '../state.ts';
 
 export function writeAuditRow(rt: Runtime): Koa.Middleware {
@@ -28,5 +28,5 @@ function recordOutcome(audit: AuditEntry, { failure, reply }: RequestState): voi
   }
   if (!reply) return;
   audit.success = true;
-  if ('rid' in reply && reply.rid === 2) audit.authentication = authenticationOf(reply.value, reply.detail);
+  if ('rid' in reply && reply.rid === 2) audit.authentication = answerOf(reply);
 }

@@ -1,8 +1,12 @@
 // /auth (reference 2, spec "Authentication endpoint and audit"): logging in for a JWT, and the
 // token types the caller may enroll.
-import type { AuditEntry } from '../../core/audit/index.ts';
-import { enrollableTypes, type LoginResult, login } from '../../core/auth/index.ts';
-import type { Caller } from '../../core/context.ts';
+import {
+  enrollableTypes,
+  FAILED_LOGIN_COLUMNS,
+  type LoginResult,
+  login,
+  loginColumns,
+} from '../../core/auth/index.ts';
 import { anyRoleRoute, type Handler, type RouteTable } from '../route.ts';
 
 export function authRoutes(r: RouteTable): void {
@@ -19,27 +23,13 @@ const logIn: Handler = async ({ rt, params, audit, client }) => {
     client,
     transactionId: params.str('transaction_id'),
   }).catch((e) => {
-    audit.authentication = 'REJECT';
+    Object.assign(audit, FAILED_LOGIN_COLUMNS);
     throw e;
   });
-  if ('challenge' in result) {
-    audit.authentication = 'CHALLENGE';
-    return { rid: 2, value: false, detail: result.challenge };
-  }
-  noteCaller(audit, result.caller);
+  Object.assign(audit, loginColumns(result));
+  if ('challenge' in result) return { rid: 2, value: false, detail: result.challenge };
   return { rid: 2, value: loggedIn(result), ...(result.detail ? { detail: result.detail } : {}) };
 };
-
-/** An administrator is the row's administrator (and no user); a realm user its user. */
-function noteCaller(audit: AuditEntry, caller: Caller): void {
-  if (caller.role === 'admin') {
-    audit.administrator = caller.username;
-    audit.user = '';
-  } else {
-    audit.user = caller.username;
-  }
-  audit.realm = caller.realm;
-}
 
 /** The value of a login: the web UI settings, the JWT, and whom it is for with their rights. */
 function loggedIn(result: LoginResult): Record<string, unknown> {

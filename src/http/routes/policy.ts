@@ -57,15 +57,16 @@ const check: Handler = async ({ rt, params }) => ({
   }),
 });
 
-const allDefs: Handler = async ({ rt }) => ({ value: await policyDefs(rt) });
+const allDefs: Handler = async ({ rt }) => ({ value: (await policyDefs(rt)).defs });
 
 const defsOfScope: Handler = async ({ rt, params }) => ({
-  value: await policyDefs(rt, params.required('scope')),
+  value: (await policyDefs(rt, params.required('scope'))).defs,
 });
 
-const exportFile: Handler = async ({ rt, params }) => ({
-  file: { name: params.required('export'), contentType: 'text/plain', body: await exportPolicies(rt) },
-});
+const exportFile: Handler = async ({ rt, params }) => {
+  const { text } = await exportPolicies(rt);
+  return { file: { name: params.required('export'), contentType: 'text/plain', body: text } };
+};
 
 const importFile: Handler = async ({ params, context, audit }) => {
   const file = params.files.file;

@@ -17,6 +17,7 @@ import {
   listTokens,
   lostToken,
   nameList,
+  requestedTokenType,
   resetTokens,
   resyncToken,
   revokeTokens,
@@ -139,9 +140,10 @@ function copying(
 
 const init: Handler = async ({ params, context, audit }) => {
   const given = params.strings();
-  audit.token_type = given.type || 'hotp';
-  const { serial, detail } = await initToken(context(), given);
+  audit.token_type = requestedTokenType(given);
+  const { serial, type, detail } = await initToken(context(), given);
   audit.serial = serial;
+  audit.token_type = type;
   return { value: true, detail };
 };
 

@@ -4,10 +4,9 @@
 import type { AuditEntry } from '../../core/audit/index.ts';
 import type { ClientSeen } from '../../core/client/index.ts';
 import {
-  answerOf,
-  auditColumnsOf,
   type CheckInput,
   type CheckResult,
+  checkAuditColumns,
   clientCheck,
   clientPoll,
   samlAttributes,
@@ -61,10 +60,10 @@ function checkInput(params: Params, audit: AuditEntry, headers: Headers): Omit<C
   };
 }
 
-/** The check of check, samlcheck and radiuscheck, its outcome in the audit entry. */
+/** The check of check, samlcheck and radiuscheck, its outcome (and answer) in the audit entry. */
 async function checkOf({ rt, params, audit, client, headers }: ApiCall): Promise<CheckResult> {
   const res = await clientCheck(rt, clientOf(client, headers), () => checkInput(params, audit, headers));
-  Object.assign(audit, auditColumnsOf(res.audit));
+  Object.assign(audit, checkAuditColumns(res));
   return res;
 }
 
@@ -81,7 +80,6 @@ const samlCheck: Handler = async (call) => {
 
 const radiusCheck: Handler = async (call) => {
   const res = await checkOf(call);
-  call.audit.authentication = answerOf(res);
   call.setStatus(res.value ? 204 : 400);
   return { empty: true };
 };
@@ -93,14 +91,14 @@ const trigger: Handler = async ({ params, audit, context }) => {
     serial: params.str('serial'),
     type: params.str('type'),
   });
-  Object.assign(audit, auditColumnsOf(res.audit));
+  Object.assign(audit, checkAuditColumns(res));
   return { rid: 2, value: res.value, detail: res.detail };
 };
 
 const poll: Handler = async ({ rt, params, audit, client, headers }) => {
   const tid = params.str('transaction_id');
   if (!tid) throw ParameterError.missing('transaction_id');
-  const answered = await clientPoll(rt, client, authorizationOf(headers), tid);
+  const res = await clientPoll(rt, client, authorizationOf(headers), tid);
   audit.info = `transaction_id: ${tid}`;
-  return { rid: 2, value: answered, detail: { challenge_status: answered ? 'accept' : 'pending' } };
+  return { rid: 2, value: res.value, detail: res.detail };
 };

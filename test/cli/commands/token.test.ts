@@ -129,6 +129,19 @@ describe.each(testDialects())('authsrv token and validate check on %s', (dialect
     expect(JSON.stringify(rows.map((r) => [r.info, r.action_detail]))).not.toMatch(/1234|new-pin|313233/);
   });
 
+  it("audits an enrollment's token type: the token's own, the type asked for when it fails", async () => {
+    const init = (...words: string[]) => c.run(['token', 'init', ...words]);
+    expect((await init('--type', 'TOTP', '--serial', 'T1', '--genkey')).code).toBe(0);
+    expect((await init('--type', 'NoSuchType')).code).toBe(1);
+    expect((await init('--type', 'HOTP', '--realm', 'nosuchrealm')).code).toBe(1);
+    const rows = await ctx.store.db.selectFrom('audit').selectAll().orderBy('id').execute();
+    expect(rows.map((r) => [r.action, r.success, r.serial, r.token_type])).toEqual([
+      ['CLI token init', 1, 'T1', 'totp'],
+      ['CLI token init', 0, '', 'nosuchtype'],
+      ['CLI token init', 0, '', 'hotp'],
+    ]);
+  });
+
   it('imports an OATH CSV file and prints a summary', async () => {
     const file = `${c.dataDir}/tokens.csv`;
     const { writeFileSync } = await import('node:fs');

@@ -1,7 +1,13 @@
 // The audit rotation a server runs (src/core/audit/rotation.ts): by audit.max_rows and
-// audit.max_age at every turn until stopped; nothing without either.
+// audit.max_age at every turn until stopped; nothing without either. And the one a command runs.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { newAuditEntry, startAuditRotation, writeAudit } from '../../../src/core/audit/index.ts';
+import {
+  newAuditEntry,
+  rotateAuditNow,
+  startAuditRotation,
+  writeAudit,
+} from '../../../src/core/audit/index.ts';
+import { ParameterError } from '../../../src/errors.ts';
 import { testDialects } from '../../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
@@ -62,5 +68,23 @@ describe.each(testDialects())('audit rotation service on %s', (dialect) => {
     const rotation = startAuditRotation(t.rt, 1000);
     expect(vi.getTimerCount()).toBe(0);
     rotation.stop();
+  });
+
+  it('rotates now by the limits given, the others from the configuration, with its audit row', async () => {
+    t = await openTestRuntime(dialect, { config: { 'audit.max_age': '1h' } });
+    await write(4);
+    expect(await rotateAuditNow(t.ctx, { maxRows: 2 })).toEqual({ deletedByAge: 0, deletedByCount: 2 });
+    const rows = await t.rt.store.db.selectFrom('audit').selectAll().orderBy('id').execute();
+    expect(rows.at(-1)).toMatchObject({
+      action: 'CLI audit rotate',
+      success: 1,
+      info: '{"maxAgeSeconds":3600,"maxRows":2}',
+    });
+  });
+
+  it('refuses to rotate now without any limit, and writes no row', async () => {
+    t = await openTestRuntime(dialect);
+    await expect(rotateAuditNow(t.ctx, {})).rejects.toThrow(ParameterError);
+    expect(await count()).toBe(0);
   });
 });

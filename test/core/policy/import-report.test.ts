@@ -21,7 +21,7 @@ describe.each(testDialects())('importPoliciesReport on %s', (dialect) => {
     await setPolicy(t.ctx, 'pol1', { scope: 'admin', action: 'tokenlist' });
     await setPolicy(t.ctx, 'pol2', { scope: 'webui', action: 'login_mode=userstore' });
     await setPolicy(t.ctx, 'pol3', { scope: 'user', action: 'enable' });
-    const file = await exportPolicies(t.ctx);
+    const { text: file } = await exportPolicies(t.ctx);
     const exported = await getPolicies(t.ctx);
     await deletePolicy(t.ctx, 'pol1');
     await setPolicy(t.ctx, 'pol2', { scope: 'webui', action: 'login_mode=privacyIDEA' });

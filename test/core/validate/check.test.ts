@@ -2,7 +2,7 @@
 // its client first — also for a malformed request and a failed check — and a failure to record
 // is logged, never the check's failure.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { answerOf, check, clientCheck } from '../../../src/core/validate/index.ts';
+import { check, clientCheck } from '../../../src/core/validate/index.ts';
 import { ParameterError, UserError } from '../../../src/errors.ts';
 import { testDialects } from '../../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
@@ -51,23 +51,5 @@ describe.each(testDialects())('clientCheck on %s', (dialect) => {
       expect.objectContaining({ err: expect.anything() }),
       'client application could not be recorded',
     );
-  });
-});
-
-describe('answerOf', () => {
-  const audit = { user: '', realm: '', resolver: '', serial: '', tokenType: '', info: '' };
-  const result = (value: boolean, detail?: Record<string, unknown>) => ({
-    value,
-    detail,
-    user: undefined,
-    audit,
-  });
-
-  it('is ACCEPT, CHALLENGE (challenges asked) or REJECT', () => {
-    expect(answerOf(result(true, { message: 'matching 1 tokens' }))).toBe('ACCEPT');
-    expect(answerOf(result(false, { multi_challenge: [{ serial: 'S' }] }))).toBe('CHALLENGE');
-    expect(answerOf(result(false, { multi_challenge: [] }))).toBe('REJECT');
-    expect(answerOf(result(false, { message: 'wrong otp pin' }))).toBe('REJECT');
-    expect(answerOf(result(false))).toBe('REJECT');
   });
 });

@@ -1,0 +1,66 @@
+// What an answer means to the front ends that render it: result.authentication, the audit
+// columns of a check (the API's row and the CLI's).
+import { describe, expect, it } from 'vitest';
+import { answerOf, checkAuditColumns, commandCheckColumns } from '../../../src/core/validate/index.ts';
+
+describe('answerOf', () => {
+  const audit = { user: '', realm: '', resolver: '', serial: '', tokenType: '', info: '' };
+  const result = (value: boolean, detail?: Record<string, unknown>) => ({
+    value,
+    detail,
+    user: undefined,
+    audit,
+  });
+
+  it('is ACCEPT, CHALLENGE (challenges asked) or REJECT', () => {
+    expect(answerOf(result(true, { message: 'matching 1 tokens' }))).toBe('ACCEPT');
+    expect(answerOf(result(false, { multi_challenge: [{ serial: 'S' }] }))).toBe('CHALLENGE');
+    expect(answerOf(result(false, { multi_challenge: [] }))).toBe('REJECT');
+    expect(answerOf(result(false, { message: 'wrong otp pin' }))).toBe('REJECT');
+    expect(answerOf(result(false))).toBe('REJECT');
+  });
+});
+
+describe('answerOf of other answers', () => {
+  it('reads value.auth (samlcheck, /auth), a declined push and a passkey challenge', () => {
+    expect(answerOf({ value: { auth: true, attributes: {} } })).toBe('ACCEPT');
+    expect(answerOf({ value: { auth: false }, detail: { message: 'wrong otp pin' } })).toBe('REJECT');
+    expect(answerOf({ value: false, detail: { challenge_status: 'declined' } })).toBe('DECLINED');
+    expect(answerOf({ value: false, detail: { challenge_status: 'pending' } })).toBe('REJECT');
+    expect(answerOf({ value: false, detail: { passkey: {} } })).toBe('CHALLENGE');
+    expect(answerOf({ value: 'CHALLENGE' })).toBe('CHALLENGE');
+  });
+});
+
+describe('checkAuditColumns and commandCheckColumns', () => {
+  const audit = {
+    user: 'alice',
+    realm: 'r1',
+    resolver: 'files',
+    serial: 'OATH1',
+    tokenType: 'hotp',
+    info: 'matching 1 tokens',
+  };
+  const columns = {
+    user: 'alice',
+    realm: 'r1',
+    resolver: 'files',
+    serial: 'OATH1',
+    token_type: 'hotp',
+    info: 'matching 1 tokens',
+  };
+
+  it('names the user, the token, the message and the answer', () => {
+    expect(checkAuditColumns({ value: true, detail: {}, audit })).toEqual({
+      ...columns,
+      authentication: 'ACCEPT',
+    });
+    const challenged = { value: 1, detail: { multi_challenge: [{ serial: 'OATH1' }] }, audit };
+    expect(checkAuditColumns(challenged).authentication).toBe('CHALLENGE');
+  });
+
+  it("makes the verdict a command's success", () => {
+    const result = { value: false, detail: { message: 'wrong otp pin' }, user: undefined, audit };
+    expect(commandCheckColumns(result)).toEqual({ ...columns, authentication: 'REJECT', success: false });
+  });
+});
