@@ -13,7 +13,7 @@ import {
   getPolicies,
   type PolicyInput,
   setPolicy,
-} from '../../src/core/policy/policy.ts';
+} from '../../src/core/policy/index.ts';
 import { tokenTypes } from '../../src/tokens/registry.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { openTestRuntime } from '../helpers/runtime.ts';

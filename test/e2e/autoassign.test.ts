@@ -3,7 +3,7 @@
 // `autoassignment` = any_pin | userstore); the PIN part becomes the token's PIN.
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
-import { setPolicy } from '../../src/core/policy/policy.ts';
+import { setPolicy } from '../../src/core/policy/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { pwUser } from '../helpers/realms.ts';

@@ -2,7 +2,7 @@
 // records its client, listed by client type (the User-Agent's name) with ip, node and lastseen.
 import { describe, expect, it } from 'vitest';
 import { localOperator, withCaller } from '../../src/core/context.ts';
-import { setPolicy } from '../../src/core/policy/policy.ts';
+import { setPolicy } from '../../src/core/policy/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { useTokenServer } from '../helpers/token-fixture.ts';

@@ -7,7 +7,7 @@ import {
   readCounters,
 } from '../../src/core/change-counters.ts';
 import { type Context, localOperator, type Runtime, withCaller } from '../../src/core/context.ts';
-import { setPolicy } from '../../src/core/policy/policy.ts';
+import { setPolicy } from '../../src/core/policy/index.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import {
   configFlag,

@@ -6,7 +6,7 @@
 // operator.
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
-import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/policy.ts';
+import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';

@@ -6,7 +6,7 @@
 // Policies are written as the CLI operator so that a test never locks itself out.
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
-import { type PolicyInput, setPolicy } from '../../src/core/policy/policy.ts';
+import { type PolicyInput, setPolicy } from '../../src/core/policy/index.ts';
 import { verifyPassword } from '../../src/crypto/password-hash.ts';
 import { hotpValue } from '../../src/tokens/oath.ts';
 import { testDialects } from '../helpers/dialects.ts';

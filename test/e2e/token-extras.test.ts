@@ -5,7 +5,7 @@
 import { pbkdf2Sync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
-import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/policy.ts';
+import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/index.ts';
 import { removeConfig } from '../helpers/config.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';

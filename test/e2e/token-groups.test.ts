@@ -2,7 +2,7 @@
 // group CRUD, putting tokens into groups, the token record's `tokengroup`, the rights and errors.
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
-import { setPolicy } from '../../src/core/policy/policy.ts';
+import { setPolicy } from '../../src/core/policy/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { useTokenServer } from '../helpers/token-fixture.ts';

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addAdmin } from '../../src/core/auth/admins.ts';
 import type { Context } from '../../src/core/context.ts';
-import { type PolicyInput, setPolicy } from '../../src/core/policy/policy.ts';
+import { type PolicyInput, setPolicy } from '../../src/core/policy/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';

@@ -5,7 +5,7 @@
 import { createCipheriv, createHmac, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { deletePolicy, getPolicies, setPolicy } from '../../src/core/policy/policy.ts';
+import { deletePolicy, getPolicies, setPolicy } from '../../src/core/policy/index.ts';
 import { hotpValue } from '../../src/tokens/oath.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { type ApiResponse, startTestServer, type TestServer } from '../helpers/server.ts';

@@ -5,7 +5,7 @@
 // Policies are written as the CLI operator so that a test never locks itself out.
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
-import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/policy.ts';
+import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/index.ts';
 import { verifyPassword } from '../../src/crypto/password-hash.ts';
 import { base32Encode } from '../../src/tokens/base32.ts';
 import { hotpValue } from '../../src/tokens/oath.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addAdmin } from '../../src/core/auth/admins.ts';
 import type { Context } from '../../src/core/context.ts';
-import { type PolicyInput, setPolicy } from '../../src/core/policy/policy.ts';
+import { type PolicyInput, setPolicy } from '../../src/core/policy/index.ts';
 import { verifyPassword } from '../../src/crypto/password-hash.ts';
 import { base32Encode } from '../../src/tokens/base32.ts';
 import { hotpValue } from '../../src/tokens/oath.ts';

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { issueJwt } from '../../src/core/auth/auth.ts';
 import type { Context, Role } from '../../src/core/context.ts';
-import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/policy.ts';
+import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/index.ts';
 import { initToken } from '../../src/core/token/enroll.ts';
 import { setTokenInfo } from '../../src/core/token/store.ts';
 import { check as coreCheck } from '../../src/core/validate/check.ts';

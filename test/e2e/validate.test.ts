@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
-import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/policy.ts';
+import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/index.ts';
 import { setConfig } from '../../src/core/system/config.ts';
 import { initToken } from '../../src/core/token/enroll.ts';
 import { markAnswered } from '../../src/core/validate/challenge-store.ts';

@@ -3,7 +3,7 @@
 // and the calls those tests make again and again (/validate/check, /token/init, the token row).
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
-import { deletePolicy, getPolicies } from '../../src/core/policy/policy.ts';
+import { deletePolicy, getPolicies } from '../../src/core/policy/index.ts';
 import type { DialectName } from './dialects.ts';
 import { deleteAllTokens, deleteTokensOverApi, passwdRealm } from './realms.ts';
 import { type ApiResponse, startTestServer, type TestServer, type TestServerOptions } from './server.ts';

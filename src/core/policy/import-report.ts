@@ -2,7 +2,8 @@
 // operator who runs `authsrv policy import` (and any front end that wants to tell).
 import { parsePolicyFile } from '../../policy/index.ts';
 import type { Context } from '../context.ts';
-import { getPolicies, importPolicies } from './policy.ts';
+import { importPolicies } from './file.ts';
+import { getPolicies } from './policy.ts';
 
 export type PolicyImportOutcome = 'created' | 'updated' | 'unchanged';
 

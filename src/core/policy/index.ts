@@ -3,6 +3,7 @@
 // definitions of the static table and the token types; the text form of an action for display.
 export { type ApiActionDef, formatActionText } from '../../policy/index.ts';
 export { policyDefinitions } from './definitions.ts';
+export { exportPolicies, importPolicies } from './file.ts';
 export { importPoliciesReport } from './import-report.ts';
 export {
   checkPolicy,
@@ -10,14 +11,10 @@ export {
   deletePolicy,
   disablePolicy,
   enablePolicy,
-  exportPolicies,
   getPolicies,
-  importPolicies,
-  LIST_FIELDS,
   type PolicyFilter,
-  type PolicyInput,
-  type PolicyView,
   policyDefs,
   renamePolicy,
   setPolicy,
 } from './policy.ts';
+export { LIST_FIELDS, type PolicyInput, type PolicyView } from './records.ts';

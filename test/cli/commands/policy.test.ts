@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
-import { getPolicies, setPolicy } from '../../../src/core/policy/policy.ts';
+import { getPolicies, setPolicy } from '../../../src/core/policy/index.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
 import { testDialects } from '../../helpers/dialects.ts';

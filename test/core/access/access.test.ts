@@ -9,7 +9,7 @@ import {
   type Runtime,
   withCaller,
 } from '../../../src/core/context.ts';
-import { setPolicy } from '../../../src/core/policy/policy.ts';
+import { setPolicy } from '../../../src/core/policy/index.ts';
 import { openRuntime } from '../../../src/core/runtime.ts';
 import { testDialects } from '../../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Context, localOperator, withCaller } from '../../../../src/core/context.ts';
 import { closeUserStores } from '../../../../src/core/directory/user-stores.ts';
-import { setPolicy } from '../../../../src/core/policy/policy.ts';
+import { setPolicy } from '../../../../src/core/policy/index.ts';
 import { setRealm } from '../../../../src/core/realm/realm.ts';
 import { saveResolver } from '../../../../src/core/resolver/resolver.ts';
 import { ANALYZE_AFTER, IMPORT_BATCH, importTokens } from '../../../../src/core/token/import/import.ts';
