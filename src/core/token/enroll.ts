@@ -26,7 +26,7 @@ import {
   enrollmentValue,
   enrollmentValues,
 } from './enrollment-policy.ts';
-import { creationInfo, insertToken, newTokenRow } from './new-token.ts';
+import { creationInfo, newTokenRow } from './new-token.ts';
 import { ownerOf, ownerRecord, targetOfOwner } from './owner.ts';
 import { checkPinPolicy, nextPinChange, randomPinFor } from './pin-policy.ts';
 import { TOKEN_LOCKED } from './select.ts';
@@ -35,18 +35,21 @@ import { intSetting, typeSettings } from './settings.ts';
 import {
   consumeOtp,
   findToken,
+  insertToken,
   type LoadedToken,
   loadRows,
   pinHash,
+  reenrollToken,
   sealKey,
+  setRolloutState,
   setTokenInfo,
   setTokenOwner,
   setTokenRealms,
   type TokenOwner,
   type TokenRow,
   tokenState,
-  validityDate,
-} from './store.ts';
+} from './store/index.ts';
+import { validityDate } from './tokeninfo-dates.ts';
 
 export interface InitResult {
   serial: string;
@@ -161,7 +164,7 @@ async function verifyEnrollment(
   if (!match || !(await consumeOtp(ctx, t, match.newCount)))
     throw new ParameterError('Verification of the new token failed.');
   await ctx.store.db.transaction().execute(async (trx) => {
-    await trx.updateTable('token').set({ rollout_state: 'enrolled' }).where('id', '=', t.row.id).execute();
+    await setRolloutState(trx, t.row.id, 'enrolled');
     if (match.info) await setTokenInfo(ctx, trx, t.row.id, match.info);
   });
   return { serial, detail: { serial, rollout_state: 'enrolled' } };
@@ -314,10 +317,6 @@ async function writeRow(
   if (!existing)
     return insertToken(trx, newTokenRow(w.settings, { serial: w.serial, ...fields, pin_hash: w.pin }));
   const pin = e.params.pin !== undefined ? { pin_hash: w.pin } : {};
-  await trx
-    .updateTable('token')
-    .set({ ...fields, ...pin, count: 0, failcount: 0 })
-    .where('id', '=', existing.id)
-    .execute();
+  await reenrollToken(trx, existing.id, { ...fields, ...pin });
   return existing.id;
 }

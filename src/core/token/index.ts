@@ -1,5 +1,5 @@
-// Tokens (/token/, /tokengroup/): enrollment with its policies, the token store (the one writer of
-// the token tables), the lifecycle actions, listings, token groups and token file imports.
+// Tokens (/token/, /tokengroup/): enrollment with its policies, the token store (store/, the one
+// writer of the token tables), the lifecycle actions, listings, token groups and token file imports.
 export {
   deleteInfoOfToken,
   nameList,
@@ -55,9 +55,12 @@ export {
   pinHash,
   pinMatches,
   requireToken,
+  resetFailcount,
+  resetFailcounts,
   setTokenInfoRacing,
   setTokenOwner,
   tokenState,
   tokensOfOwner,
-} from './store.ts';
+} from './store/index.ts';
+export { storedMinuteTime } from './tokeninfo-dates.ts';
 export { type TokenView, tokenView } from './view.ts';

@@ -10,7 +10,7 @@ import { grantedRealms, isAllowed } from '../access/index.ts';
 import type { Context } from '../context.ts';
 import { requireUser, userStore } from '../directory/index.ts';
 import { ownerOf } from './owner.ts';
-import { findToken, type LoadedToken, tokensOfOwner } from './store.ts';
+import { findToken, type LoadedToken, tokensOfOwner } from './store/index.ts';
 
 export const TOKEN_LOCKED = 'This action is not possible, since the token is locked';
 

@@ -1,23 +1,19 @@
-// The two ways of loading tokens (src/core/token-store.ts) agree on every dialect: the login path's
+// The two ways of loading tokens (src/core/token/store/load.ts) agree on every dialect: the login path's
 // single query (tokeninfo as a JSON array in the token row) and loadRows' separate queries, for
 // tokeninfo values that JSON and the databases could get wrong, a sealed (password) entry, several
 // realms and no tokeninfo at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setRealm } from '../../../src/core/realm/realm.ts';
-import { saveResolver } from '../../../src/core/resolver/resolver.ts';
-import { initToken } from '../../../src/core/token/enroll.ts';
-import { assignToken } from '../../../src/core/token/lifecycle.ts';
-import {
-  findToken,
-  type LoadedToken,
-  loadRows,
-  setTokenInfo,
-  tokensOfOwner,
-} from '../../../src/core/token/store.ts';
-import { testDialects } from '../../helpers/dialects.ts';
-import { pwUser } from '../../helpers/realms.ts';
-import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
-import { writePasswdFile } from '../../helpers/user-stores.ts';
+import { setRealm } from '../../../../src/core/realm/realm.ts';
+import { saveResolver } from '../../../../src/core/resolver/resolver.ts';
+import { initToken } from '../../../../src/core/token/enroll.ts';
+import { assignToken } from '../../../../src/core/token/lifecycle.ts';
+import { setTokenInfo } from '../../../../src/core/token/store/index.ts';
+import { findToken, loadRows, tokensOfOwner } from '../../../../src/core/token/store/load.ts';
+import type { LoadedToken } from '../../../../src/core/token/store/types.ts';
+import { testDialects } from '../../../helpers/dialects.ts';
+import { pwUser } from '../../../helpers/realms.ts';
+import { openTestRuntime, type TestRuntime } from '../../../helpers/runtime.ts';
+import { writePasswdFile } from '../../../helpers/user-stores.ts';
 
 const ODD_VALUES: Record<string, string> = {
   quote: `it's "quoted" \\ back\\slash`,
