@@ -4,7 +4,7 @@
 // between types the type declares (TokenType: parameterDefaults, enrollmentActions,
 // twoStepEnrollment, verifiableEnrollment); nothing here knows a type by its name.
 import type { Transaction } from 'kysely';
-import { ERR, ParameterError, PolicyError, ResourceNotFoundError, TokenAdminError } from '../../errors.ts';
+import { ERR, ParameterError, PolicyError, TokenAdminError } from '../../errors.ts';
 import { isTrue } from '../../is-true.ts';
 import type { Database } from '../../store/index.ts';
 import {
@@ -29,7 +29,7 @@ import {
 import { creationInfo, newTokenRow } from './new-token.ts';
 import { ownerOf, ownerRecord, targetOfOwner } from './owner.ts';
 import { checkPinPolicy, nextPinChange, randomPinFor } from './pin-policy.ts';
-import { TOKEN_LOCKED } from './select.ts';
+import { tokenLockedError } from './select.ts';
 import { checkSerial, generateSerial } from './serial.ts';
 import { intSetting, typeSettings } from './settings.ts';
 import {
@@ -40,6 +40,7 @@ import {
   loadRows,
   pinHash,
   reenrollToken,
+  requireToken,
   sealKey,
   setRolloutState,
   setTokenInfo,
@@ -154,10 +155,9 @@ async function verifyEnrollment(
   owner: ResolvedUser | undefined,
 ): Promise<InitResult> {
   if (!serial) throw ParameterError.missing('serial');
-  const t = await findToken(ctx, serial);
-  if (!t) throw new ResourceNotFoundError(`The requested token could not be found.`);
+  const t = await requireToken(ctx, serial);
   if (ctx.caller.role === 'user' && !ownedBy(t.owner, owner)) throw new PolicyError(NOT_ALLOWED);
-  if (t.row.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, ERR.TokenLocked);
+  if (t.row.locked === 1) throw tokenLockedError();
   if (t.row.rollout_state !== 'verify')
     throw new ParameterError(`The token ${serial} is not waiting for the verification of its enrollment.`);
   const match = t.type.checkOtp(tokenState(ctx, t), otp, ctx.clock());
@@ -264,7 +264,7 @@ async function checkRekey(ctx: Context, trx: Transaction<Database>, e: Enrolling
       `init token failed: Token ${existing.serial} already exists with type ${existing.tokentype}. Can not initialize token with new type ${e.type.type}`,
     );
   }
-  if (existing.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, ERR.TokenLocked);
+  if (existing.locked === 1) throw tokenLockedError();
   if (ctx.caller.role === 'user') {
     const [loaded]: (LoadedToken | undefined)[] = await loadRows(ctx, [existing], trx);
     if (!ownedBy(loaded?.owner, e.owner)) throw new PolicyError(NOT_ALLOWED);

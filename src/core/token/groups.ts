@@ -1,15 +1,9 @@
 // Token groups (reference 3.4 `tokengroup`, 3.5 `/token/group`, 6.5 `/tokengroup/`): named groups
 // an administrator defines and puts tokens into; the token record lists the names of its groups.
-import {
-  ConfigAdminError,
-  ERR,
-  ParameterError,
-  ResourceNotFoundError,
-  TokenAdminError,
-} from '../../errors.ts';
+import { ConfigAdminError, ParameterError, ResourceNotFoundError } from '../../errors.ts';
 import type { Context, Runtime } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
-import { forEachToken, TOKEN_LOCKED } from './select.ts';
+import { forEachToken, tokenLockedError } from './select.ts';
 import {
   deleteTokenGroupRow,
   insertTokenGroup,
@@ -115,7 +109,7 @@ async function pickToken(ctx: Context, serial: string): Promise<LoadedToken> {
     return 0;
   });
   const t = tokens[0]!;
-  if (t.row.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, ERR.TokenLocked);
+  if (t.row.locked === 1) throw tokenLockedError();
   return t;
 }
 

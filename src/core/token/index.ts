@@ -41,7 +41,7 @@ export { ownerRecord } from './owner.ts';
 export { setPins, setRandomPins } from './pin.ts';
 export { resyncToken } from './resync.ts';
 
-export type { Selection } from './select.ts';
+export { type Selection, tokenLockedError } from './select.ts';
 export {
   bumpInfoCounterBelow,
   bumpInfoCounters,
