@@ -11,4 +11,4 @@ export {
   type TypeSettings,
 } from './token-type.ts';
 export { planTwoStep } from './two-step.ts';
-export { MODHEX } from './yubikey.ts';
+export { modhexToHex } from './yubikey.ts';

@@ -16,16 +16,22 @@ import {
 
 export const MODHEX = 'cbdefghijklnrtuv';
 
-/** The bytes of a modhex string, or undefined when it is not modhex of whole bytes. */
-export function modhexDecode(text: string): Buffer | undefined {
-  if (text.length % 2 !== 0) return undefined;
+/** The hex digits a modhex string stands for, or undefined when it is not modhex. */
+export function modhexToHex(text: string): string | undefined {
   let hex = '';
   for (const ch of text.toLowerCase()) {
     const i = MODHEX.indexOf(ch);
     if (i < 0) return undefined;
     hex += i.toString(16);
   }
-  return Buffer.from(hex, 'hex');
+  return hex;
+}
+
+/** The bytes of a modhex string, or undefined when it is not modhex of whole bytes. */
+export function modhexDecode(text: string): Buffer | undefined {
+  if (text.length % 2 !== 0) return undefined;
+  const hex = modhexToHex(text);
+  return hex === undefined ? undefined : Buffer.from(hex, 'hex');
 }
 
 export function modhexEncode(data: Buffer): string {

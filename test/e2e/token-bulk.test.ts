@@ -4,7 +4,7 @@
 // the tokens of other users and unassigned tokens do not; a user without tokens; the errors.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { localOperator, withCaller } from '../../src/core/context.ts';
-import { findToken, pinMatches } from '../../src/core/token/store.ts';
+import { findToken, pinMatches } from '../../src/core/token/store/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';

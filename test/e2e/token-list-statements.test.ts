@@ -10,7 +10,7 @@ import type { Context } from '../../src/core/context.ts';
 import { initToken } from '../../src/core/token/enroll.ts';
 import { addTokenToGroup, setTokenGroup } from '../../src/core/token/groups.ts';
 import { assignToken } from '../../src/core/token/lifecycle.ts';
-import { loadRows, setTokenInfo, setTokenRealms } from '../../src/core/token/store.ts';
+import { loadRows, setTokenInfo, setTokenRealms } from '../../src/core/token/store/index.ts';
 import { tokenViews } from '../../src/core/token/view.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { pwUser } from '../helpers/realms.ts';

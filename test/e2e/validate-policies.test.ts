@@ -7,7 +7,7 @@ import { issueJwt } from '../../src/core/auth/auth.ts';
 import type { Context, Role } from '../../src/core/context.ts';
 import { deletePolicy, type PolicyInput, setPolicy } from '../../src/core/policy/index.ts';
 import { initToken } from '../../src/core/token/enroll.ts';
-import { setTokenInfo } from '../../src/core/token/store.ts';
+import { setTokenInfo } from '../../src/core/token/store/index.ts';
 import { check as coreCheck } from '../../src/core/validate/check.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';

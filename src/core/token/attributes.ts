@@ -9,7 +9,14 @@ import type { Context } from '../context.ts';
 import { checkLength, cutChars, LIMITS } from '../limits.ts';
 import { checkTokenLimits } from './enrollment-limits.ts';
 import { inTransaction, pick, refuseLocked, type Selection } from './select.ts';
-import { deleteTokenInfo, setTokenInfo, setTokenRealms, validityDate } from './store.ts';
+import {
+  deleteTokenInfo,
+  setTokenInfo,
+  setTokenRealms,
+  setTokenSettings,
+  type TokenSettings,
+} from './store/index.ts';
+import { validityDate } from './tokeninfo-dates.ts';
 
 export async function setDescriptions(
   ctx: Context,
@@ -21,11 +28,7 @@ export async function setDescriptions(
   refuseLocked(p.tokens);
   await inTransaction(ctx, async (trx) => {
     for (const t of p.tokens)
-      await trx
-        .updateTable('token')
-        .set({ description: cutChars(description, 80) })
-        .where('id', '=', t.row.id)
-        .execute();
+      await setTokenSettings(trx, t.row.id, { description: cutChars(description, 80) });
   });
   return true;
 }
@@ -56,7 +59,7 @@ export async function setTokenAttributes(
   sel: Selection,
   given: Partial<Record<Settable, string>>,
 ): Promise<number> {
-  const columns: { description?: string; count_window?: number; sync_window?: number; maxfail?: number } = {};
+  const columns: TokenSettings = {};
   const info: Record<string, string> = {};
   const dropInfo: string[] = [];
   if (given.description !== undefined) columns.description = cutChars(given.description, 80);
@@ -84,8 +87,7 @@ export async function setTokenAttributes(
   refuseLocked(p.tokens);
   await inTransaction(ctx, async (trx) => {
     for (const t of p.tokens) {
-      if (Object.keys(columns).length)
-        await trx.updateTable('token').set(columns).where('id', '=', t.row.id).execute();
+      if (Object.keys(columns).length) await setTokenSettings(trx, t.row.id, columns);
       await setTokenInfo(ctx, trx, t.row.id, info);
       for (const k of dropInfo) await deleteTokenInfo(trx, t.row.id, k);
     }

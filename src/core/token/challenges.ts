@@ -7,7 +7,7 @@ import { grantedRealms } from '../access/index.ts';
 import type { Context } from '../context.ts';
 import { pageLinks, pageOf } from './page.ts';
 import { inTransaction, mayActOn } from './select.ts';
-import { requireToken } from './store.ts';
+import { requireToken } from './store/index.ts';
 
 /** Flask's rendering of a datetime in JSON: an RFC 1123 HTTP date. */
 function httpDate(iso: string): string {

@@ -2,7 +2,7 @@
 import { ParameterError } from '../../errors.ts';
 import type { Context } from '../context.ts';
 import { inTransaction, refuseLocked } from './select.ts';
-import { type LoadedToken, requireToken, setTokenOwner, setTokenRealms } from './store.ts';
+import { type LoadedToken, requireToken, setPin, setTokenOwner, setTokenRealms } from './store/index.ts';
 
 async function fromTo(
   ctx: Context,
@@ -24,11 +24,7 @@ export async function copyPin(
   to: string | undefined,
 ): Promise<boolean> {
   const [a, b] = await fromTo(ctx, from, to);
-  await ctx.store.db
-    .updateTable('token')
-    .set({ pin_hash: a.row.pin_hash })
-    .where('id', '=', b.row.id)
-    .execute();
+  await setPin(ctx.store.db, b.row.id, a.row.pin_hash);
   return true;
 }
 

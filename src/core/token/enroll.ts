@@ -4,7 +4,7 @@
 // between types the type declares (TokenType: parameterDefaults, enrollmentActions,
 // twoStepEnrollment, verifiableEnrollment); nothing here knows a type by its name.
 import type { Transaction } from 'kysely';
-import { ERR, ParameterError, PolicyError, ResourceNotFoundError, TokenAdminError } from '../../errors.ts';
+import { ERR, ParameterError, PolicyError, TokenAdminError } from '../../errors.ts';
 import { isTrue } from '../../is-true.ts';
 import type { Database } from '../../store/index.ts';
 import {
@@ -26,27 +26,31 @@ import {
   enrollmentValue,
   enrollmentValues,
 } from './enrollment-policy.ts';
-import { creationInfo, insertToken, newTokenRow } from './new-token.ts';
+import { creationInfo, newTokenRow } from './new-token.ts';
 import { ownerOf, ownerRecord, targetOfOwner } from './owner.ts';
 import { checkPinPolicy, nextPinChange, randomPinFor } from './pin-policy.ts';
-import { TOKEN_LOCKED } from './select.ts';
+import { tokenLockedError } from './select.ts';
 import { checkSerial, generateSerial } from './serial.ts';
 import { intSetting, typeSettings } from './settings.ts';
 import {
   consumeOtp,
   findToken,
+  insertToken,
   type LoadedToken,
   loadRows,
   pinHash,
+  reenrollToken,
+  requireToken,
   sealKey,
+  setRolloutState,
   setTokenInfo,
   setTokenOwner,
   setTokenRealms,
   type TokenOwner,
   type TokenRow,
   tokenState,
-  validityDate,
-} from './store.ts';
+} from './store/index.ts';
+import { validityDate } from './tokeninfo-dates.ts';
 
 export interface InitResult {
   serial: string;
@@ -162,17 +166,16 @@ async function verifyEnrollment(
   owner: ResolvedUser | undefined,
 ): Promise<InitResult> {
   if (!serial) throw ParameterError.missing('serial');
-  const t = await findToken(ctx, serial);
-  if (!t) throw new ResourceNotFoundError(`The requested token could not be found.`);
+  const t = await requireToken(ctx, serial);
   if (ctx.caller.role === 'user' && !ownedBy(t.owner, owner)) throw new PolicyError(NOT_ALLOWED);
-  if (t.row.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, ERR.TokenLocked);
+  if (t.row.locked === 1) throw tokenLockedError();
   if (t.row.rollout_state !== 'verify')
     throw new ParameterError(`The token ${serial} is not waiting for the verification of its enrollment.`);
   const match = t.type.checkOtp(tokenState(ctx, t), otp, ctx.clock());
   if (!match || !(await consumeOtp(ctx, t, match.newCount)))
     throw new ParameterError('Verification of the new token failed.');
   await ctx.store.db.transaction().execute(async (trx) => {
-    await trx.updateTable('token').set({ rollout_state: 'enrolled' }).where('id', '=', t.row.id).execute();
+    await setRolloutState(trx, t.row.id, 'enrolled');
     if (match.info) await setTokenInfo(ctx, trx, t.row.id, match.info);
   });
   return { serial, type: t.type.type, detail: { serial, rollout_state: 'enrolled' } };
@@ -272,7 +275,7 @@ async function checkRekey(ctx: Context, trx: Transaction<Database>, e: Enrolling
       `init token failed: Token ${existing.serial} already exists with type ${existing.tokentype}. Can not initialize token with new type ${e.type.type}`,
     );
   }
-  if (existing.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, ERR.TokenLocked);
+  if (existing.locked === 1) throw tokenLockedError();
   if (ctx.caller.role === 'user') {
     const [loaded]: (LoadedToken | undefined)[] = await loadRows(ctx, [existing], trx);
     if (!ownedBy(loaded?.owner, e.owner)) throw new PolicyError(NOT_ALLOWED);
@@ -325,10 +328,6 @@ async function writeRow(
   if (!existing)
     return insertToken(trx, newTokenRow(w.settings, { serial: w.serial, ...fields, pin_hash: w.pin }));
   const pin = e.params.pin !== undefined ? { pin_hash: w.pin } : {};
-  await trx
-    .updateTable('token')
-    .set({ ...fields, ...pin, count: 0, failcount: 0 })
-    .where('id', '=', existing.id)
-    .execute();
+  await reenrollToken(trx, existing.id, { ...fields, ...pin });
   return existing.id;
 }

@@ -4,7 +4,7 @@ import { PolicyError } from '../../errors.ts';
 import type { Context } from '../context.ts';
 import type { ResolvedUser } from '../directory/index.ts';
 import { type EnrollmentSubject, enrollmentLimit, enrollmentValues } from './enrollment-policy.ts';
-import { findToken } from './store.ts';
+import { findToken } from './store/index.ts';
 
 async function countTokens(
   ctx: Context,

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { ERR, TokenAdminError } from '../../errors.ts';
 import { findTokenType, type OtpMatch } from '../../tokens/index.ts';
 import type { Context } from '../context.ts';
-import { consumeOtp, type LoadedToken, loadRows, setTokenInfoRacing, tokenState } from './store.ts';
+import { consumeOtp, type LoadedToken, loadRows, setTokenInfoRacing, tokenState } from './store/index.ts';
 
 export interface GetSerialQuery {
   type?: string | undefined;

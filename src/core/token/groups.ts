@@ -1,20 +1,18 @@
 // Token groups (reference 3.4 `tokengroup`, 3.5 `/token/group`, 6.5 `/tokengroup/`): named groups
 // an administrator defines and puts tokens into; the token record lists the names of its groups.
-import type { Transaction } from 'kysely';
-import {
-  ConfigAdminError,
-  ERR,
-  ParameterError,
-  ResourceNotFoundError,
-  TokenAdminError,
-} from '../../errors.ts';
-import type { Database } from '../../store/index.ts';
+import { ConfigAdminError, ParameterError, ResourceNotFoundError } from '../../errors.ts';
 import type { Context, Runtime } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
-import { forEachToken, TOKEN_LOCKED } from './select.ts';
-import type { LoadedToken } from './store.ts';
-
-type Executor = Runtime['store']['db'] | Transaction<Database>;
+import { forEachToken, tokenLockedError } from './select.ts';
+import {
+  deleteTokenGroupRow,
+  insertTokenGroup,
+  joinTokenGroup,
+  type LoadedToken,
+  leaveTokenGroup,
+  setTokenGroupDescription,
+  setTokenGroups,
+} from './store/index.ts';
 
 export interface TokenGroupView {
   id: number;
@@ -51,15 +49,11 @@ export async function setTokenGroup(
     .where('name', '=', trimmed)
     .executeTakeFirst();
   if (existing) {
-    if (description !== undefined)
-      await db.updateTable('tokengroup').set({ description }).where('id', '=', existing.id).execute();
+    if (description !== undefined) await setTokenGroupDescription(db, existing.id, description);
     return Number(existing.id);
   }
   try {
-    await db
-      .insertInto('tokengroup')
-      .values({ name: trimmed, description: description ?? '' })
-      .execute();
+    await insertTokenGroup(db, trimmed, description ?? '');
   } catch (e) {
     // A concurrent request created it first (unique name): update instead.
     const raced = await db
@@ -68,8 +62,7 @@ export async function setTokenGroup(
       .where('name', '=', trimmed)
       .executeTakeFirst();
     if (!raced) throw e;
-    if (description !== undefined)
-      await db.updateTable('tokengroup').set({ description }).where('id', '=', raced.id).execute();
+    if (description !== undefined) await setTokenGroupDescription(db, raced.id, description);
   }
   const row = await db
     .selectFrom('tokengroup')
@@ -91,7 +84,7 @@ export async function deleteTokenGroup(ctx: Context, name: string): Promise<numb
     .executeTakeFirstOrThrow();
   const n = Number(members.n);
   if (n > 0) throw new ConfigAdminError(`The tokengroup ${name} still contains ${n} token(s).`);
-  await db.deleteFrom('tokengroup').where('id', '=', group.id).execute();
+  await deleteTokenGroupRow(db, group.id);
   return 1;
 }
 
@@ -107,11 +100,6 @@ export async function groupsOfToken(rt: Runtime, tokenId: number): Promise<strin
   return rows.map((r) => r.name);
 }
 
-/** Removes a deleted token's memberships. */
-export async function deleteTokenGroupLinks(db: Executor, tokenId: number): Promise<void> {
-  await db.deleteFrom('tokengroup_token').where('token_id', '=', tokenId).execute();
-}
-
 /** The one token a /token/group request names, after the `tokengroups` right check. */
 async function pickToken(ctx: Context, serial: string): Promise<LoadedToken> {
   if (!serial) throw ParameterError.missing('serial');
@@ -121,7 +109,7 @@ async function pickToken(ctx: Context, serial: string): Promise<LoadedToken> {
     return 0;
   });
   const t = tokens[0]!;
-  if (t.row.locked === 1) throw new TokenAdminError(TOKEN_LOCKED, ERR.TokenLocked);
+  if (t.row.locked === 1) throw tokenLockedError();
   return t;
 }
 
@@ -146,14 +134,7 @@ export async function addTokenToGroup(ctx: Context, serial: string, group: strin
   if (!group) throw ParameterError.missing('groupname');
   const t = await pickToken(ctx, serial);
   const [id] = await groupIds(ctx, [group]);
-  await ctx.store.db.transaction().execute(async (trx) => {
-    await trx
-      .deleteFrom('tokengroup_token')
-      .where('token_id', '=', t.row.id)
-      .where('tokengroup_id', '=', id!)
-      .execute();
-    await trx.insertInto('tokengroup_token').values({ token_id: t.row.id, tokengroup_id: id! }).execute();
-  });
+  await ctx.store.db.transaction().execute((trx) => joinTokenGroup(trx, t.row.id, id!));
   return 1;
 }
 
@@ -165,14 +146,7 @@ export async function setGroupsOfToken(
 ): Promise<number> {
   const t = await pickToken(ctx, serial);
   const ids = [...new Set(await groupIds(ctx, [...new Set(groups)]))];
-  await ctx.store.db.transaction().execute(async (trx) => {
-    await deleteTokenGroupLinks(trx, t.row.id);
-    if (ids.length > 0)
-      await trx
-        .insertInto('tokengroup_token')
-        .values(ids.map((id) => ({ token_id: t.row.id, tokengroup_id: id })))
-        .execute();
-  });
+  await ctx.store.db.transaction().execute((trx) => setTokenGroups(trx, t.row.id, ids));
   return 1;
 }
 
@@ -181,10 +155,6 @@ export async function removeTokenFromGroup(ctx: Context, serial: string, group: 
   if (!group) throw ParameterError.missing('groupname');
   const t = await pickToken(ctx, serial);
   const [id] = await groupIds(ctx, [group]);
-  await ctx.store.db
-    .deleteFrom('tokengroup_token')
-    .where('token_id', '=', t.row.id)
-    .where('tokengroup_id', '=', id!)
-    .execute();
+  await leaveTokenGroup(ctx.store.db, t.row.id, id!);
   return 1;
 }

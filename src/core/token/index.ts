@@ -1,5 +1,5 @@
-// Tokens (/token/, /tokengroup/): enrollment with its policies, the token store (the one writer of
-// the token tables), the lifecycle actions, listings, token groups and token file imports.
+// Tokens (/token/, /tokengroup/): enrollment with its policies, the token store (store/, the one
+// writer of the token tables), the lifecycle actions, listings, token groups and token file imports.
 export {
   deleteInfoOfToken,
   nameList,
@@ -41,7 +41,7 @@ export { ownerRecord } from './owner.ts';
 export { setPins, setRandomPins } from './pin.ts';
 export { resyncToken } from './resync.ts';
 
-export type { Selection } from './select.ts';
+export { type Selection, tokenLockedError } from './select.ts';
 export {
   bumpInfoCounterBelow,
   bumpInfoCounters,
@@ -55,9 +55,12 @@ export {
   pinHash,
   pinMatches,
   requireToken,
+  resetFailcount,
+  resetFailcounts,
   setTokenInfoRacing,
   setTokenOwner,
   tokenState,
   tokensOfOwner,
-} from './store.ts';
+} from './store/index.ts';
+export { storedMinuteTime } from './tokeninfo-dates.ts';
 export { type TokenView, tokenView } from './view.ts';

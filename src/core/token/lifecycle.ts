@@ -24,9 +24,12 @@ import {
   deleteTokenRows,
   pinHash,
   requireToken,
+  resetFailcount,
+  revokeToken,
+  setActive,
   setTokenInfo,
   setTokenOwner,
-} from './store.ts';
+} from './store/index.ts';
 
 function userRepr(login: string, realm: string, resolver: string): string {
   return `User(login='${login}', realm='${realm}', resolver='${resolver}')`;
@@ -74,11 +77,7 @@ export async function assignToken(
   const pin = p.pin !== undefined ? await pinHash(p.pin) : undefined;
   await inTransaction(ctx, async (trx) => {
     await setTokenOwner(trx, t.row.id, ownerRecord(owner));
-    await trx
-      .updateTable('token')
-      .set({ failcount: 0, ...(pin !== undefined ? { pin_hash: pin } : {}) })
-      .where('id', '=', t.row.id)
-      .execute();
+    await resetFailcount(trx, t.row.id, pin);
     if (pinChange !== undefined) await setTokenInfo(ctx, trx, t.row.id, { next_pin_change: pinChange });
   });
   return true;
@@ -91,7 +90,7 @@ export async function unassignTokens(ctx: Context, sel: Selection): Promise<Bulk
   await inTransaction(ctx, async (trx) => {
     for (const t of p.tokens) {
       await setTokenOwner(trx, t.row.id, undefined);
-      await trx.updateTable('token').set({ pin_hash: '', failcount: 0 }).where('id', '=', t.row.id).execute();
+      await resetFailcount(trx, t.row.id, ''); // and no PIN
     }
   });
   return bulkValue(p, p.tokens.length);
@@ -109,12 +108,7 @@ export async function enableTokens(ctx: Context, sel: Selection, enable: boolean
       if (owner) await checkTokenLimits(ctx, owner, undefined, t.row.tokentype, t.row.serial);
     }
   await inTransaction(ctx, async (trx) => {
-    for (const t of changing)
-      await trx
-        .updateTable('token')
-        .set({ active: enable ? 1 : 0 })
-        .where('id', '=', t.row.id)
-        .execute();
+    for (const t of changing) await setActive(trx, t.row.id, enable);
   });
   return changing.length;
 }
@@ -124,12 +118,7 @@ export async function revokeTokens(ctx: Context, sel: Selection): Promise<number
   const p = await pick(ctx, 'revoke', sel);
   refuseLocked(p.tokens);
   await inTransaction(ctx, async (trx) => {
-    for (const t of p.tokens)
-      await trx
-        .updateTable('token')
-        .set({ revoked: 1, locked: 1, active: 0 })
-        .where('id', '=', t.row.id)
-        .execute();
+    for (const t of p.tokens) await revokeToken(trx, t.row.id);
   });
   return p.tokens.length;
 }
@@ -139,7 +128,7 @@ export async function resetTokens(ctx: Context, sel: Selection): Promise<number>
   refuseLocked(p.tokens);
   await inTransaction(ctx, async (trx) => {
     for (const t of p.tokens) {
-      await trx.updateTable('token').set({ failcount: 0 }).where('id', '=', t.row.id).execute();
+      await resetFailcount(trx, t.row.id);
       await deleteTokenInfo(trx, t.row.id, 'failcounter_exceeded');
     }
   });

@@ -10,7 +10,7 @@ import type { Context, Runtime } from '../context.ts';
 import type { ResolvedUser } from '../directory/index.ts';
 import { ownerOf } from './owner.ts';
 import { pageLinks, pageOf } from './page.ts';
-import { loadTokenPage, type TokenRow } from './store.ts';
+import { loadTokenPage, type TokenRow } from './store/index.ts';
 import { type TokenView, tokenViews } from './view.ts';
 
 export interface ListQuery {

@@ -5,7 +5,7 @@ import { randomChars } from '../../policy/index.ts';
 import { lostTokenType } from '../../tokens/index.ts';
 import type { Context } from '../context.ts';
 import { enrollmentValue } from './enrollment-policy.ts';
-import { creationInfo, insertToken, newTokenRow } from './new-token.ts';
+import { creationInfo, newTokenRow } from './new-token.ts';
 import { ownerUser } from './owner.ts';
 import { inTransaction, pick, refuseLocked } from './select.ts';
 import { checkSerial } from './serial.ts';
@@ -13,12 +13,14 @@ import { typeSettings } from './settings.ts';
 import {
   deleteTokenRows,
   findToken,
-  formatMinute,
+  insertToken,
   sealKey,
+  setActive,
   setTokenInfo,
   setTokenOwner,
   setTokenRealms,
-} from './store.ts';
+} from './store/index.ts';
+import { formatMinute } from './tokeninfo-dates.ts';
 
 const LOST_POOLS: Record<string, string> = {
   c: 'abcdefghijklmnopqrstuvwxyz',
@@ -103,7 +105,7 @@ export async function lostToken(ctx: Context, serial: string): Promise<LostResul
     await setTokenInfo(ctx, trx, id, { ...creationInfo('software', now), validity_period_end: endDate });
     await setTokenOwner(trx, id, t.owner);
     await setTokenRealms(trx, id, t.realms);
-    await trx.updateTable('token').set({ active: 0 }).where('id', '=', t.row.id).execute();
+    await setActive(trx, t.row.id, false);
   });
   return {
     serial: newSerial,

@@ -1,10 +1,11 @@
 // A new token as enrollment, import and /token/lost create it: the row with what its creator
-// decides and the system's token defaults for the rest, the tokeninfo every new token starts with,
-// and the insert that returns its id.
-import type { Insertable, Transaction } from 'kysely';
-import type { Database, TokenTable } from '../../store/index.ts';
+// decides and the system's token defaults for the rest, and the tokeninfo every new token starts
+// with (the store's insertToken writes them).
+import type { Insertable } from 'kysely';
+import type { TokenTable } from '../../store/index.ts';
 import type { TypeSettings } from '../../tokens/index.ts';
 import { intSetting } from './settings.ts';
+import { creationDate } from './tokeninfo-dates.ts';
 
 /** What the creator of a token decides. */
 export interface NewTokenFields {
@@ -34,23 +35,7 @@ export function newTokenRow(settings: TypeSettings, fields: NewTokenFields): Ins
   };
 }
 
-/** `2025-01-31T10:00:00+00:00`: privacyIDEA's creation_date form. */
-function isoSeconds(d: Date): string {
-  return `${d.toISOString().slice(0, 19)}+00:00`;
-}
-
 /** The tokeninfo a new token starts with: what it is (software, hardware) and when it was made. */
 export function creationInfo(kind: 'software' | 'hardware', now: Date): Record<string, string> {
-  return { tokenkind: kind, creation_date: isoSeconds(now) };
-}
-
-/** Inserts the row of a new token; its id. */
-export async function insertToken(trx: Transaction<Database>, row: Insertable<TokenTable>): Promise<number> {
-  await trx.insertInto('token').values(row).execute();
-  const { id } = await trx
-    .selectFrom('token')
-    .select('id')
-    .where('serial', '=', row.serial)
-    .executeTakeFirstOrThrow();
-  return id;
+  return { tokenkind: kind, creation_date: creationDate(now) };
 }

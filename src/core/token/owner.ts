@@ -11,7 +11,7 @@ import {
   splitLogin,
   userStore,
 } from '../directory/index.ts';
-import type { LoadedToken, TokenOwner } from './store.ts';
+import type { LoadedToken, TokenOwner } from './store/index.ts';
 
 /**
  * The owner a request names: users are always themselves; administrators name `user` (+ `realm`,

@@ -9,7 +9,7 @@ import { parseDuration, pinContentsError, randomPin } from '../../policy/index.t
 import { actionValue, type Target } from '../access/index.ts';
 import type { Context } from '../context.ts';
 import { type EnrollmentSubject, enrollmentIsSet, enrollmentValue } from './enrollment-policy.ts';
-import { formatMinute } from './store.ts';
+import { formatMinute } from './tokeninfo-dates.ts';
 
 const PIN_ACTIONS = ['otp_pin_minlength', 'otp_pin_maxlength', 'otp_pin_contents'] as const;
 

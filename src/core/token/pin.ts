@@ -6,7 +6,7 @@ import type { Context } from '../context.ts';
 import { ownerUser, targetOfOwner } from './owner.ts';
 import { checkPinPolicy, nextPinChange, randomPinFor } from './pin-policy.ts';
 import { inTransaction, pick, refuseLocked, type Selection } from './select.ts';
-import { type LoadedToken, pinHash, setTokenInfo } from './store.ts';
+import { type LoadedToken, pinHash, setPin, setTokenInfo } from './store/index.ts';
 
 /** The PIN policies (admin/user scope) for every token's owner; next_pin_change per token. */
 export async function pinRules(
@@ -49,7 +49,7 @@ async function writePins(
   const hash = await pinHash(pin, encrypt ? ctx : undefined);
   await inTransaction(ctx, async (trx) => {
     for (const t of tokens) {
-      await trx.updateTable('token').set({ pin_hash: hash }).where('id', '=', t.row.id).execute();
+      await setPin(trx, t.row.id, hash);
       const next = changes.get(t.row.id);
       if (next !== undefined) await setTokenInfo(ctx, trx, t.row.id, { next_pin_change: next });
     }

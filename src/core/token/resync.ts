@@ -3,7 +3,7 @@
 import { ParameterError } from '../../errors.ts';
 import type { Context } from '../context.ts';
 import { inTransaction, pick, refuseLocked, type Selection } from './select.ts';
-import { setTokenInfo, tokenState } from './store.ts';
+import { setOtpCounter, setTokenInfo, tokenState } from './store/index.ts';
 
 /** POST /token/resync: two consecutive values re-align the counter (reference 4.5). */
 export async function resyncToken(
@@ -21,7 +21,7 @@ export async function resyncToken(
   const match = t.type.resync(tokenState(ctx, t), otp1, otp2, ctx.clock());
   if (!match) return false;
   await inTransaction(ctx, async (trx) => {
-    await trx.updateTable('token').set({ count: match.newCount }).where('id', '=', t.row.id).execute();
+    await setOtpCounter(trx, t.row.id, match.newCount);
     if (match.info) await setTokenInfo(ctx, trx, t.row.id, match.info);
   });
   return true;

@@ -1,8 +1,6 @@
 // Selection and authorization of the tokens an action touches (privacyIDEA's check_token_action):
 // a serial, a list of serials or a user's tokens, of which the caller may act on some; locked
 // tokens refuse every change.
-/** ERR1007: revoked (locked) tokens refuse every modification. */
-
 import type { Transaction } from 'kysely';
 import { ERR, ParameterError, PolicyError, ResourceNotFoundError, TokenAdminError } from '../../errors.ts';
 import type { Database } from '../../store/index.ts';
@@ -10,9 +8,14 @@ import { grantedRealms, isAllowed } from '../access/index.ts';
 import type { Context } from '../context.ts';
 import { requireUser, userStore } from '../directory/index.ts';
 import { ownerOf } from './owner.ts';
-import { findToken, type LoadedToken, tokensOfOwner } from './store.ts';
+import { findToken, type LoadedToken, tokensOfOwner } from './store/index.ts';
 
-export const TOKEN_LOCKED = 'This action is not possible, since the token is locked';
+const TOKEN_LOCKED = 'This action is not possible, since the token is locked';
+
+/** ERR1007: revoked (locked) tokens refuse every modification (and /validate of revoked tokens). */
+export function tokenLockedError(): TokenAdminError {
+  return new TokenAdminError(TOKEN_LOCKED, ERR.TokenLocked);
+}
 
 /**
  * Whether the caller may perform `action` on a token: users on their own tokens (with the right
@@ -157,7 +160,7 @@ export async function pick(ctx: Context, action: string, sel: Selection): Promis
 }
 
 export function refuseLocked(tokens: readonly LoadedToken[]): void {
-  if (tokens.some((t) => t.row.locked === 1)) throw new TokenAdminError(TOKEN_LOCKED, ERR.TokenLocked);
+  if (tokens.some((t) => t.row.locked === 1)) throw tokenLockedError();
 }
 
 export async function inTransaction<T>(ctx: Context, work: (trx: Trx) => Promise<T>): Promise<T> {

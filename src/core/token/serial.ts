@@ -2,7 +2,7 @@
 import { ParameterError } from '../../errors.ts';
 import type { Runtime } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
-import { findToken } from './store.ts';
+import { findToken } from './store/index.ts';
 
 const SERIAL = /^[A-Za-z0-9_.:-]{1,40}$/;
 

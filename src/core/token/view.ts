@@ -1,7 +1,7 @@
 // The token record of the API (reference 3.4): a token with its owner's name and its groups.
 import type { Runtime } from '../context.ts';
 import { type ResolverHandle, userStore } from '../directory/index.ts';
-import type { LoadedToken, TokenOwner } from './store.ts';
+import type { LoadedToken, TokenOwner } from './store/index.ts';
 
 export type TokenView = Record<string, unknown>;
 

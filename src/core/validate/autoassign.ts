@@ -13,6 +13,7 @@ import {
   loadRows,
   ownerRecord,
   pinHash,
+  resetFailcount,
   setTokenOwner,
   tokenState,
   tokensOfOwner,
@@ -80,11 +81,7 @@ export async function autoassign(
     const pin = await pinHash(parts.pin);
     await rt.store.db.transaction().execute(async (trx) => {
       await setTokenOwner(trx, t.row.id, ownerRecord(user));
-      await trx
-        .updateTable('token')
-        .set({ pin_hash: pin, failcount: 0 })
-        .where('id', '=', t.row.id)
-        .execute();
+      await resetFailcount(trx, t.row.id, pin);
     });
     return {
       value: true,

@@ -1,11 +1,10 @@
 // One run of check_token_list (reference 4.2.2): what the caller asks, what it gets back, and what
 // every step of the run shares — the tokens in the order they are tried, the settings read once
 // at its start and the instant it runs at.
-import { ERR, TokenAdminError } from '../../errors.ts';
 import type { Runtime } from '../context.ts';
 import type { ResolvedUser } from '../directory/index.ts';
 import { configFlag, configNumber } from '../system/index.ts';
-import type { LoadedToken } from '../token/index.ts';
+import { type LoadedToken, tokenLockedError } from '../token/index.ts';
 import { type PasswordCheck, presentedTokenCheck } from './four-eyes.ts';
 import type { Detail, RequestPolicies } from './policies.ts';
 
@@ -56,8 +55,7 @@ export async function startRound(
   o: ListOptions,
 ): Promise<Round> {
   const live = candidates.filter((t) => Number(t.row.revoked) !== 1);
-  if (live.length === 0)
-    throw new TokenAdminError('This action is not possible, since the token is locked', ERR.TokenLocked);
+  if (live.length === 0) throw tokenLockedError();
   const disabled = o.pol.values('authentication', 'disabled_token_types').map((v) => v.toLowerCase());
   const tokens = live
     .filter((t) => !disabled.includes(t.type.type))

@@ -2,20 +2,13 @@
 // 4.2.2 steps 1 and 2): its authentication counters, its state, its fail counter and its validity
 // period; and a fail counter whose lock has timed out cleared first.
 import type { Runtime } from '../context.ts';
-import { counterValue, deleteTokenInfo, type LoadedToken } from '../token/index.ts';
-
-const STORED_MINUTE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2})?(?:([+-]\d{2}):?(\d{2}))?$/;
-
-/**
- * A stored date `YYYY-MM-DDThh:mm+oooo` (validity, failcounter_exceeded) in ms, also with seconds
- * or `+hh:mm`; NaN when unreadable. A value without an offset is read as UTC or as unreadable.
- */
-function storedMinuteTime(text: string | undefined, withoutOffset: 'utc' | 'unreadable'): number {
-  const m = text ? STORED_MINUTE.exec(text) : null;
-  if (!m || (m[4] === undefined && withoutOffset === 'unreadable')) return Number.NaN;
-  const zone = m[4] === undefined ? 'Z' : `${m[4]}:${m[5]}`;
-  return Date.parse(`${m[1]}T${m[2]}${m[3] ?? ':00'}${zone}`);
-}
+import {
+  counterValue,
+  deleteTokenInfo,
+  type LoadedToken,
+  resetFailcount,
+  storedMinuteTime,
+} from '../token/index.ts';
 
 /** Whether `now` is outside the token's validity_period_start … validity_period_end. */
 function outsideValidity(t: LoadedToken, now: Date): boolean {
@@ -69,7 +62,7 @@ export async function clearTimedOutFailcount(
   // With its offset (a token from privacyIDEA may carry the server's zone); without one, UTC.
   const at = storedMinuteTime(t.info.failcounter_exceeded, 'utc');
   if (!Number.isFinite(at) || now.getTime() <= at + timeoutMinutes * 60_000) return;
-  await rt.store.db.updateTable('token').set({ failcount: 0 }).where('id', '=', t.row.id).execute();
+  await resetFailcount(rt.store.db, t.row.id);
   await deleteTokenInfo(rt.store.db, t.row.id, 'failcounter_exceeded');
   t.row.failcount = 0;
   delete t.info.failcounter_exceeded;

@@ -1,7 +1,7 @@
 // The answer of each rung of the precedence (precedence.ts) with its side effects (reference
 // 4.2.2, the decision table): the result of the check when that rung decides it.
 import { configFlag } from '../system/index.ts';
-import { incFailcount, tokenState } from '../token/index.ts';
+import { incFailcount, resetFailcounts, tokenState } from '../token/index.ts';
 import { answerChallenge } from './answer.ts';
 import { challengeDetail, createChallenges } from './challenges.ts';
 import { countFailure } from './counting.ts';
@@ -36,7 +36,7 @@ async function authenticated(group: Group<'accepted'>, round: Round): Promise<Li
   const accepted = group.map((x) => x.token);
   if (o.user && o.pol.isSet('authentication', 'reset_all_user_tokens')) {
     const ids = round.candidates.map((t) => t.row.id);
-    await rt.store.db.updateTable('token').set({ failcount: 0 }).where('id', 'in', ids).execute();
+    await resetFailcounts(rt.store.db, ids);
   }
   const detail: Detail = { message: `matching ${accepted.length} tokens` };
   if (accepted.length === 1) Object.assign(detail, tokenDetail(accepted[0]!));

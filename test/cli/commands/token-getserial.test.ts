@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
 import { initToken } from '../../../src/core/token/enroll.ts';
-import { findToken } from '../../../src/core/token/store.ts';
+import { findToken } from '../../../src/core/token/store/index.ts';
 import { type CliEnv, expectOneLineError } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
 import { testDialects } from '../../helpers/dialects.ts';

@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { Progress } from '../../../src/cli/progress.ts';
 import type { Context } from '../../../src/core/context.ts';
 import { initToken } from '../../../src/core/token/enroll.ts';
-import { findToken } from '../../../src/core/token/store.ts';
+import { findToken } from '../../../src/core/token/store/index.ts';
 import { CLI_USER, type CliEnv, expectOneLineError } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
 import { testDialects } from '../../helpers/dialects.ts';

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
-import { findToken, pinMatches } from '../../../src/core/token/store.ts';
+import { findToken, pinMatches } from '../../../src/core/token/store/index.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { filesRealm, useCliEnv } from '../../helpers/cli-fixture.ts';
 import { testDialects } from '../../helpers/dialects.ts';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
 import { initToken } from '../../../src/core/token/enroll.ts';
-import { findToken } from '../../../src/core/token/store.ts';
+import { findToken } from '../../../src/core/token/store/index.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
 import { testDialects } from '../../helpers/dialects.ts';

@@ -9,7 +9,7 @@ import { enrollableTypes } from '../../../src/core/auth/index.ts';
 import { type Context, type Random, withCaller } from '../../../src/core/context.ts';
 import { policyDefinitions, setPolicy } from '../../../src/core/policy/index.ts';
 import { importTokens, initToken, resyncToken, serialByOtp } from '../../../src/core/token/index.ts';
-import { findToken } from '../../../src/core/token/store.ts';
+import { findToken } from '../../../src/core/token/store/index.ts';
 import { PolicyError } from '../../../src/errors.ts';
 import { testDialects } from '../../helpers/dialects.ts';
 import { hotp } from '../../helpers/otp.ts';

@@ -11,10 +11,9 @@ import { creationInfo, newTokenRow } from '../new-token.ts';
 import { ownerRecord } from '../owner.ts';
 import { checkSerial } from '../serial.ts';
 import { intSetting } from '../settings.ts';
-import { findToken, sealKey } from '../store.ts';
+import { findToken, type NewToken, sealKey } from '../store/index.ts';
 import { HEX } from './oathcsv.ts';
 import type { ParsedToken } from './parsed.ts';
-import type { NewToken } from './write.ts';
 
 /** What became of one parsed token: its reason not to be imported, or the rows to write. */
 export type Outcome = { reason: string } | { token: NewToken };

@@ -9,11 +9,11 @@ import { allow, grantedRealms } from '../../access/index.ts';
 import type { Context } from '../../context.ts';
 import { realmExists } from '../../directory/index.ts';
 import { typeSettings } from '../settings.ts';
-import { findToken } from '../store.ts';
+import { findToken, type NewToken } from '../store/index.ts';
 import { checkBatch } from './check.ts';
 import type { ParsedToken, Rejected } from './parsed.ts';
 import { type ImportRequest, parseTokenFile } from './token-file.ts';
-import { type NewToken, writeBatch, writeToken } from './write.ts';
+import { writeBatch, writeToken } from './write.ts';
 
 export interface ImportResult {
   n_imported: number;

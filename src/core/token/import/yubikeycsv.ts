@@ -1,15 +1,12 @@
 // Yubico personalization tool CSV files: Yubico OTP (AES) and OATH-HOTP modes.
-import { MODHEX } from '../../../tokens/index.ts';
+import { modhexToHex } from '../../../tokens/index.ts';
 import { HEX } from './oathcsv.ts';
 import type { ParsedFile, ParsedToken } from './parsed.ts';
 
+/** A public id (modhex) as the serial number it encodes, or undefined when it is not one. */
 function modhexToInt(text: string): number | undefined {
-  let hex = '';
-  for (const ch of text.toLowerCase()) {
-    const i = MODHEX.indexOf(ch);
-    if (i < 0) return undefined;
-    hex += i.toString(16);
-  }
+  const hex = modhexToHex(text);
+  if (hex === undefined) return undefined;
   const n = Number.parseInt(hex, 16);
   return Number.isSafeInteger(n) ? n : undefined;
 }

@@ -9,7 +9,7 @@ import { setPolicy } from '../../../../src/core/policy/index.ts';
 import { setRealm } from '../../../../src/core/realm/realm.ts';
 import { saveResolver } from '../../../../src/core/resolver/resolver.ts';
 import { ANALYZE_AFTER, IMPORT_BATCH, importTokens } from '../../../../src/core/token/import/import.ts';
-import { findToken, tokenState } from '../../../../src/core/token/store.ts';
+import { findToken, tokenState } from '../../../../src/core/token/store/index.ts';
 import { PolicyError } from '../../../../src/errors.ts';
 import type { Store } from '../../../../src/store/database.ts';
 import { hotpValue } from '../../../../src/tokens/oath.ts';
