@@ -88,18 +88,6 @@ export async function deleteTokenGroup(ctx: Context, name: string): Promise<numb
   return 1;
 }
 
-/** The names of the groups a token is in (the token record's `tokengroup`). */
-export async function groupsOfToken(rt: Runtime, tokenId: number): Promise<string[]> {
-  const rows = await rt.store.db
-    .selectFrom('tokengroup_token')
-    .innerJoin('tokengroup', 'tokengroup.id', 'tokengroup_token.tokengroup_id')
-    .select('tokengroup.name')
-    .where('tokengroup_token.token_id', '=', tokenId)
-    .orderBy('tokengroup.name')
-    .execute();
-  return rows.map((r) => r.name);
-}
-
 /** The one token a /token/group request names, after the `tokengroups` right check. */
 async function pickToken(ctx: Context, serial: string): Promise<LoadedToken> {
   if (!serial) throw ParameterError.missing('serial');
