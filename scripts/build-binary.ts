@@ -1,6 +1,7 @@
-// Builds dist/authsrv: a Node.js single executable application (SEA) holding the bundled CLI and
-// better-sqlite3's native addon. Run with Node 24 (`npm run build:binary`): the executable is a
-// copy of the very node binary running this script, since the blob and its code cache must match it.
+// Builds dist/authsrv: a Node.js single executable application (SEA) holding the bundled CLI,
+// better-sqlite3's native addon and the bundled script of the hash worker threads. Run with Node 24
+// (`npm run build:binary`): the executable is a copy of the very node binary running this script,
+// since the blob and its code cache must match it.
 //
 // Usage: node scripts/build-binary.ts [entry.ts]   (entry defaults to src/cli/main.ts)
 
@@ -9,6 +10,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, wri
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { HASH_WORKER_ASSET } from '../src/crypto/hash-pool.ts';
 import { SQLITE_ADDON_ASSET } from '../src/store/sqlite-binding.ts';
 
 const require = createRequire(import.meta.url);
@@ -16,6 +18,7 @@ const root = resolve(import.meta.dirname, '..');
 const entry = resolve(root, process.argv[2] ?? 'src/cli/main.ts');
 const work = join(root, 'dist', 'sea');
 const bundle = join(work, 'authsrv.cjs');
+const hashWorker = join(work, HASH_WORKER_ASSET);
 const blob = join(work, 'authsrv.blob');
 const output = join(root, 'dist', 'authsrv');
 
@@ -57,7 +60,21 @@ await build({
   logOverride: { 'empty-import-meta': 'error' },
 }).catch(() => process.exit(1)); // esbuild has printed the errors
 
-// 2. SEA blob with the addon as an asset (src/store/sqlite-binding.ts writes it out at run time).
+// The hash workers' code (src/crypto/hash-pool.ts): a worker thread cannot start from a file of the
+// executable, so it starts from this self-contained script, embedded as an asset and run with eval.
+await build({
+  entryPoints: [resolve(root, 'src/crypto/hash-worker.ts')],
+  outfile: hashWorker,
+  bundle: true,
+  platform: 'node',
+  target: 'node24',
+  format: 'cjs',
+  logLevel: 'warning',
+  logOverride: { 'empty-import-meta': 'error' },
+}).catch(() => process.exit(1));
+
+// 2. SEA blob with the addon and the hash worker as assets (src/store/sqlite-binding.ts writes the
+//    addon out at run time).
 const prebuild = join(
   dirname(require.resolve('better-sqlite3/package.json')),
   'prebuilds',
@@ -73,7 +90,7 @@ writeFileSync(
       output: 'authsrv.blob',
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
-      assets: { [SQLITE_ADDON_ASSET]: prebuild },
+      assets: { [SQLITE_ADDON_ASSET]: prebuild, [HASH_WORKER_ASSET]: hashWorker },
     },
     null,
     2,

@@ -49,7 +49,7 @@ export const ERR = {
   MissingUsername: 4032,
   /** A protected endpoint was called without an Authorization header. */
   MissingAuthHeader: 4033,
-  /** The JWT could not be decoded or its signature is wrong. */
+  /** The JWT could not be decoded, its signature is wrong, or its session has ended. */
   JwtInvalid: 4304,
   /** The JWT has expired. */
   JwtExpired: 4305,
@@ -89,8 +89,36 @@ export class AuthsrvError extends Error {
 
   /** The message as the wire shows it: `ERR<code>: <message>`. */
   wireMessage(): string {
-    return `ERR${this.code}: ${this.message}`;
+    return this.onWire(this.message);
   }
+
+  /**
+   * The message as a caller who is not an administrator is shown it: a message that names a path
+   * of the server's file system (a passwd file, a key file, the configuration) becomes
+   * SERVER_DETAIL_TEXT with the same code; the log and the audit keep the full message.
+   */
+  outsiderWireMessage(): string {
+    return this.onWire(namesServerPath(this.message) ? SERVER_DETAIL_TEXT : this.message);
+  }
+
+  /** How a message of this error is written on the wire. */
+  protected onWire(message: string): string {
+    return `ERR${this.code}: ${message}`;
+  }
+}
+
+/** What a caller who is not an administrator is shown instead of a message naming a server path. */
+export const SERVER_DETAIL_TEXT = 'The server could not complete the request (the details are in its log).';
+
+/**
+ * An absolute file-system path: `/dir/file`, `~/dir` or `C:\\dir`, starting the text or after a
+ * blank, quote, bracket or `=`, so that a URL's path (`ldap://host/dc=x`) and `and/or` are not one.
+ */
+const SERVER_PATH = /(?:^|[\s'"`([=])(?:~?\/[^\s'"`,;:)>\]}]+|[A-Za-z]:\\[^\s'"`,;)>\]}]*)/;
+
+/** Whether a message names a path of the file system (which only administrators may see). */
+export function namesServerPath(message: string): boolean {
+  return SERVER_PATH.test(message);
 }
 
 /** Authentication failures: HTTP 401, plain message without the ERR prefix. */
@@ -99,8 +127,8 @@ export class AuthError extends AuthsrvError {
   constructor(message: string, code: ErrorCode = ERR.WrongCredentials, details?: Record<string, unknown>) {
     super(message, code, details);
   }
-  override wireMessage(): string {
-    return this.message;
+  protected override onWire(message: string): string {
+    return message;
   }
 }
 
@@ -150,8 +178,8 @@ export class DatabaseError extends AuthsrvError {
 }
 
 /**
- * The request body could not be read: malformed (HTTP 400) or too large (HTTP 413). Answered with
- * that status and the envelope of a ParameterError.
+ * The request body could not be read: malformed or over a limit of what a request may hold (HTTP
+ * 400), or too large (HTTP 413). Answered with that status and the envelope of a ParameterError.
  */
 export class RequestBodyError extends ParameterError {
   override readonly httpStatus: typeof HTTP.BadRequest | typeof HTTP.PayloadTooLarge;
@@ -160,6 +188,10 @@ export class RequestBodyError extends ParameterError {
     this.httpStatus = httpStatus;
   }
   static malformed(message: string): RequestBodyError {
+    return new RequestBodyError(message, HTTP.BadRequest);
+  }
+  /** Too many parameters, or a value nested too deeply (src/http/request-limits.ts). */
+  static overLimit(message: string): RequestBodyError {
     return new RequestBodyError(message, HTTP.BadRequest);
   }
   static tooLarge(limit: number): RequestBodyError {

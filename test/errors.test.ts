@@ -10,11 +10,13 @@ import {
   ERR,
   HsmError,
   InternalError,
+  namesServerPath,
   ParameterError,
   PolicyError,
   RequestBodyError,
   ResolverError,
   ResourceNotFoundError,
+  SERVER_DETAIL_TEXT,
   TokenAdminError,
   UserError,
 } from '../src/errors.ts';
@@ -70,6 +72,38 @@ describe('the error classes', () => {
     expect(e.expose).toBe(true);
     expect(e.code).toBe(code);
     expect(e.wireMessage()).toBe(`ERR${code}: m`);
+  });
+
+  it('shows outsiders a generic text of the same code instead of a message naming a server path', () => {
+    const withPath = new ParameterError('Cannot read the passwd file /etc/authsrv/users: ENOENT');
+    expect(withPath.outsiderWireMessage()).toBe(`ERR905: ${SERVER_DETAIL_TEXT}`);
+    expect(withPath.wireMessage()).toBe(`ERR905: ${withPath.message}`);
+    expect(new AuthError('bad key in /x/y').outsiderWireMessage()).toBe(SERVER_DETAIL_TEXT);
+    expect(new UserError('User <alice@r> does not exist.').outsiderWireMessage()).toBe(
+      'ERR904: User <alice@r> does not exist.',
+    );
+  });
+
+  it('recognises absolute paths, not URLs, relative paths or slashes in words', () => {
+    for (const text of [
+      '/etc/passwd',
+      'file /tmp/x: ENOENT',
+      "key file '/var/lib/authsrv/key.json' is damaged",
+      'security.key_password_file=/run/secrets/pw',
+      '(in /etc/authsrv/authsrv.toml)',
+      'GnuPG home ~/.gnupg',
+      'C:\\ProgramData\\authsrv',
+    ])
+      expect(namesServerPath(text), text).toBe(true);
+    for (const text of [
+      'cannot reach ldap://ldap.example.org/dc=example',
+      'the answer of https://scim.example.org/v2/Users is not JSON',
+      'yes/no, and/or, 1/2',
+      'data/passwd',
+      'a / b',
+      'User <alice@realm1> does not exist.',
+    ])
+      expect(namesServerPath(text), text).toBe(false);
   });
 
   it('takes a more specific code by name', () => {

@@ -98,6 +98,10 @@ workers = ${o.workers}
 [security]
 sign_responses = ${o.signResponses}
 
+[files]
+# the passwd file of the fixtures is written beside this file
+allowed_dirs = [${toml(o.dir)}]
+
 [log]
 level = "error"
 `,

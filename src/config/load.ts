@@ -179,6 +179,9 @@ function crossCheck(config: Config): void {
   // would listen on every interface, which must be asked for explicitly (0.0.0.0 or ::).
   if (config.dataDir.trim() === '') throw new ConfigError('data_dir must not be empty');
   if (config.http.host.trim() === '') throw new ConfigError('http.host must not be empty');
+  // An empty entry would allow the working directory, whatever that is when the server starts.
+  if (config.files.allowedDirs.some((d) => d.trim() === ''))
+    throw new ConfigError('files.allowed_dirs must not hold an empty directory name');
   if ((config.http.tlsCert === '') !== (config.http.tlsKey === '')) {
     throw new ConfigError('http.tls_cert and http.tls_key must be set together');
   }

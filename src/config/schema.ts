@@ -30,6 +30,8 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'security.superuser_realms', kind: 'list', default: [] },
   { key: 'security.key_password_file', kind: 'string', default: '' },
   { key: 'security.gnupg_home', kind: 'string', default: '' },
+  { key: 'files.allowed_dirs', kind: 'list', default: ['/etc/authsrv'] },
+  { key: 'files.max_bytes', kind: 'int', default: 10_485_760, min: 1024, max: 1_073_741_824 },
   { key: 'audit.max_age', kind: 'duration', default: '' },
   { key: 'audit.max_rows', kind: 'int', default: 0, min: 0, max: Number.MAX_SAFE_INTEGER },
   {
@@ -60,6 +62,15 @@ export interface Config {
     superuserRealms: string[];
     keyPasswordFile: string;
     gnupgHome: string;
+  };
+  files: {
+    /**
+     * Directories (or single files) besides the data directory whose files settings (resolvers'
+     * files, CA files …) may name; only the configuration file sets them, never the API.
+     */
+    allowedDirs: string[];
+    /** The largest such file read whole (a passwd file, a CA file), in bytes. */
+    maxBytes: number;
   };
   audit: { maxAgeSeconds: number; maxRows: number };
   log: { level: string };
@@ -93,6 +104,7 @@ export function toConfig(v: FlatValues, sourceFile: string | undefined): Config 
       keyPasswordFile: s('security.key_password_file'),
       gnupgHome: s('security.gnupg_home'),
     },
+    files: { allowedDirs: v['files.allowed_dirs'] as string[], maxBytes: n('files.max_bytes') },
     audit: { maxAgeSeconds: n('audit.max_age'), maxRows: n('audit.max_rows') },
     log: { level: s('log.level') },
     sourceFile,

@@ -1,6 +1,7 @@
-// The change counters in `meta` that let every node keep the policies, the system configuration and
-// the realm directory in memory: each write of the `policy` or `config` table, or of the realm
-// tables (`realm`, `realm_resolver`, `resolver`), moves its counter in the same transaction, and a
+// The change counters in `meta` that let every node keep the policies, the system configuration,
+// the realm directory and the sessions' validity in memory: each write of the `policy` or `config`
+// table, of the realm tables (`realm`, `realm_resolver`, `resolver`), or of the session tables
+// (`admin`, `session_revocation`), moves its counter in the same transaction, and a
 // node reloads what it caches only when the counter it reads has moved (on this node or on any
 // other sharing the database). All counters are read with one statement, and concurrent callers
 // share the read in flight.
@@ -12,11 +13,14 @@ export const POLICY_VERSION_ROW = 'policy_version';
 export const CONFIG_VERSION_ROW = 'config_version';
 /** The counter of the tables `realm`, `realm_resolver` and `resolver` (its row is created by the first write). */
 export const REALM_VERSION_ROW = 'realm_version';
+/** The counter of the tables `admin` and `session_revocation` (its row is created by the first write). */
+export const SESSION_VERSION_ROW = 'session_version';
 
 export interface Counters {
   policy: number;
   config: number;
   realm: number;
+  session: number;
 }
 
 /**
@@ -49,7 +53,7 @@ function parse(value: string | undefined): number {
   return value === undefined ? 0 : Number.parseInt(value, 10) || 0;
 }
 
-const COUNTER_ROWS = [POLICY_VERSION_ROW, CONFIG_VERSION_ROW, REALM_VERSION_ROW];
+const COUNTER_ROWS = [POLICY_VERSION_ROW, CONFIG_VERSION_ROW, REALM_VERSION_ROW, SESSION_VERSION_ROW];
 const counterRows = prepared((db, v: { names: string[] }) =>
   db.selectFrom('meta').select(['name', 'value']).where('name', 'in', v.names),
 );
@@ -70,6 +74,7 @@ export function readCounters(store: Store): Promise<Counters> {
       policy: parse(value(POLICY_VERSION_ROW)),
       config: parse(value(CONFIG_VERSION_ROW)),
       realm: parse(value(REALM_VERSION_ROW)),
+      session: parse(value(SESSION_VERSION_ROW)),
     };
     if (st.generation === generation) st.latest = { at, counters };
     return counters;
@@ -131,7 +136,7 @@ export async function bumpCounter(trx: Transaction<Database>, store: Store, name
 
 /**
  * A value kept per database and rebuilt only when its counter moved: the compiled policies, the
- * configuration snapshot, the realm directory. Concurrent callers share one load; a load that began before a local
+ * configuration snapshot, the realm directory, the sessions' validity. Concurrent callers share one load; a load that began before a local
  * write (forget) is neither handed to later callers nor kept.
  */
 export class CountedCache<T> {

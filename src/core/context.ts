@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import type { Random, SecurityModule, ServerKeys } from '../crypto/index.ts';
+import type { AllowedFiles } from '../files/index.ts';
 import type { Store } from '../store/index.ts';
 
 export type { Random };
@@ -31,6 +32,8 @@ export interface Runtime {
   random: Random;
   /** Node name of this server among those sharing the database. */
   node: string;
+  /** The rule for every file a setting names (files.allowed_dirs). */
+  files: AllowedFiles;
 }
 
 export interface Context extends Runtime {

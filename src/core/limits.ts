@@ -3,6 +3,7 @@
 // and MariaDB would refuse it with an error of their own). The limits fit every dialect: names fit
 // varchar(255), free text fits a MariaDB TEXT column (65 535 bytes) even when every character
 // takes four bytes in utf8mb4 and the value is stored encrypted.
+import { MAX_PASSWORD_LENGTH } from '../crypto/index.ts';
 import { ParameterError } from '../errors.ts';
 
 export const LIMITS = {
@@ -18,6 +19,17 @@ export const LIMITS = {
   serial: 40,
   /** Stored types of tokeninfo (varchar(100)) and user attributes (varchar(64)). */
   attributeType: 64,
+  /**
+   * Passwords, PINs and pass values (PIN + OTP), wherever one is hashed, verified or handed to a
+   * user store: the hashes' own limit (MAX_PASSWORD_LENGTH, crypto/password-length.ts).
+   */
+  password: MAX_PASSWORD_LENGTH,
+  /**
+   * Search and filter values (`*` patterns, a list of serials, an audit column's filter): far
+   * beyond any real search, and short enough for every database (SQLite refuses LIKE patterns
+   * over 50 000 bytes, every dialect limits the bound values of a list).
+   */
+  filter: 1024,
 } as const;
 
 /** What a MariaDB TEXT column holds, in bytes of UTF-8, for composite values (resolver settings, config). */
@@ -37,6 +49,12 @@ export function checkLength(param: string, value: string | undefined | null, max
   if (charLength(value) > max) {
     throw new ParameterError(`The parameter '${param}' is longer than ${max} characters`);
   }
+}
+
+/** Throws ParameterError 905 for the first filter value (a text) longer than LIMITS.filter. */
+export function checkFilters(filters: Readonly<Record<string, unknown>>): void {
+  for (const [param, value] of Object.entries(filters))
+    if (typeof value === 'string') checkLength(param, value, LIMITS.filter);
 }
 
 /** Cuts to at most `max` characters without splitting a surrogate pair. */

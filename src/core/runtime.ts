@@ -1,16 +1,18 @@
 // Opens everything a server or a CLI command needs, in one place, so both behave the same: the
 // data directory with its keys, the database (migrated to the latest schema) and the node record;
 // and upgrades the database of a runtime opened without migrating (`authsrv db upgrade`).
-import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import { cryptoRandom, ensureDataDir, loadServerKeys, SecurityModule } from '../crypto/index.ts';
+import { cryptoRandom, ensureDataDir, keyFiles, loadServerKeys, SecurityModule } from '../crypto/index.ts';
 import { HsmError } from '../errors.ts';
-import { defaultDatabaseUrl, migrate, openDatabase } from '../store/index.ts';
+import { AllowedFiles, readRegularFile } from '../files/index.ts';
+import { databaseFiles, defaultDatabaseUrl, migrate, openDatabase } from '../store/index.ts';
 import { recordCliAction } from './audit/index.ts';
 import type { Context, Random, Runtime } from './context.ts';
 import { checkEncryptionKey } from './key-check.ts';
+import { WORKER_ID } from './worker-id.ts';
 
 export interface OpenOptions {
   /** Run pending migrations (the default); `authsrv db upgrade` runs them explicitly. */
@@ -34,8 +36,16 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
     }
   }
   const keys = loadServerKeys(dataDir);
-  const store = await openDatabase(config.databaseUrl || defaultDatabaseUrl(dataDir), dataDir);
-  const log = options.logger ?? pino({ level: config.log.level, redact: ['password', 'pass', '*.password'] });
+  const databaseUrl = config.databaseUrl || defaultDatabaseUrl(dataDir);
+  const store = await openDatabase(databaseUrl, dataDir);
+  const log =
+    options.logger ??
+    pino({
+      level: config.log.level,
+      redact: ['password', 'pass', '*.password'],
+      // The worker id joins pino's pid and hostname, so that an answer's threadid finds its lines.
+      base: { pid: process.pid, hostname: hostname(), threadid: WORKER_ID },
+    });
   try {
     if (options.migrate !== false) await migrate(store);
     const runtime: Runtime = {
@@ -47,6 +57,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
       clock: options.clock ?? (() => new Date()),
       random: options.random ?? cryptoRandom,
       node: config.nodeName,
+      files: allowedFiles(config, dataDir, databaseUrl),
     };
     if (options.migrate !== false) {
       // A node whose key does not open this database is refused before it is recorded as a node.
@@ -93,13 +104,36 @@ async function registerNode(rt: Runtime): Promise<void> {
   }
 }
 
+/**
+ * The files settings may name: those of the data directory and of files.allowed_dirs, never the
+ * server's own (keys, database, configuration file, TLS key, key password).
+ */
+function allowedFiles(config: Config, dataDir: string, databaseUrl: string): AllowedFiles {
+  const own = [
+    ...keyFiles(dataDir),
+    ...databaseFiles(databaseUrl, dataDir),
+    config.sourceFile,
+    config.security.keyPasswordFile,
+    config.http.tlsKey,
+  ];
+  return new AllowedFiles({
+    allowedDirs: [dataDir, ...config.files.allowedDirs],
+    ownFiles: own.filter((f): f is string => f !== undefined && f !== ''),
+    maxBytes: config.files.maxBytes,
+    maxBytesSetting: 'files.max_bytes',
+  });
+}
+
+/** A password file holds one line; anything much longer is not one. */
+const MAX_KEY_PASSWORD_FILE_BYTES = 64 * 1024;
+
 /** The password of a protected encryption key: the first line of security.key_password_file. */
 function readKeyPassword(file: string): string {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegularFile(file, 'security.key_password_file', MAX_KEY_PASSWORD_FILE_BYTES).toString('utf8');
   } catch (e) {
-    throw new HsmError(`Cannot read security.key_password_file ${file}: ${(e as Error).message}`);
+    throw new HsmError((e as Error).message); // it names the setting, the file and what is wrong
   }
   const password = text.split(/\r?\n/)[0] ?? '';
   if (password === '') throw new HsmError(`security.key_password_file ${file} is empty`);

@@ -5,8 +5,10 @@ export { isCryptHashType, makeCryptHash, verifyCryptHash } from './crypt-hashes.
 export { ensureDataDir } from './data-dir-files.ts';
 export { verifiedClaims } from './jwt-verify.ts';
 export { decoyHash, hashPassword, verifyPassword } from './password-hash.ts';
+export { MAX_PASSWORD_LENGTH } from './password-length.ts';
+export { MAX_PBKDF2_ITERATIONS, pbkdf2Key } from './pbkdf2.ts';
 export { pythonJsonDumps, pythonJsonMembers, pythonJsonObject } from './python-json.ts';
 export { cryptoRandom, type Random } from './random.ts';
 export { SecurityModule } from './security-module.ts';
-export { loadServerKeys, type ServerKeys } from './server-keys.ts';
+export { keyFiles, loadServerKeys, type ServerKeys } from './server-keys.ts';
 export { Signer } from './signer.ts';

@@ -1,8 +1,11 @@
 // Password and PIN hashes: argon2id from Node's crypto (OWASP minimum: 19 MiB, 2 passes), stored
 // as a PHC string so parameters can be raised later without breaking old hashes. Hashing runs on
-// libuv's thread pool, never on the event loop.
+// libuv's thread pool, never on the event loop, in one of the process's hash slots (hash-slots.ts).
 import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
-import { availableParallelism } from 'node:os';
+import { hashQueue, MAX_CONCURRENT_HASHES, withHashSlot } from './hash-slots.ts';
+import { overlongPassword, refuseOverlongPassword } from './password-length.ts';
+
+export { hashQueue, MAX_CONCURRENT_HASHES };
 
 export interface Argon2Params {
   memoryKiB: number;
@@ -13,36 +16,8 @@ export interface Argon2Params {
 export const DEFAULT_ARGON2: Argon2Params = { memoryKiB: 19_456, passes: 2, parallelism: 1 };
 const TAG_BYTES = 32;
 
-/**
- * At most this many hashes run at once. libuv's pool has 4 threads; were all of them busy hashing
- * during a burst of PIN logins, every other pool job (RSA signatures of responses and audit rows,
- * file reads) would wait behind the queue of hashes and the server would stop answering anything
- * else. With one hash per core (at most 3), a thread stays free and the cores stay busy.
- */
-export const MAX_CONCURRENT_HASHES = Math.max(1, Math.min(3, availableParallelism()));
-let running = 0;
-const waiting: (() => void)[] = [];
-
-async function limited<T>(job: () => Promise<T>): Promise<T> {
-  // A finishing job hands its slot straight to the next waiter, so a newcomer cannot slip in between.
-  if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
-  else running++;
-  try {
-    return await job();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else running--;
-  }
-}
-
-/** Hashes running now and waiting for a slot (for tests and diagnostics). */
-export function hashQueue(): { running: number; waiting: number } {
-  return { running, waiting: waiting.length };
-}
-
 function derive(password: string, salt: Buffer, p: Argon2Params): Promise<Buffer> {
-  return limited(() => deriveNow(password, salt, p));
+  return withHashSlot(() => deriveNow(password, salt, p));
 }
 
 function deriveNow(password: string, salt: Buffer, p: Argon2Params): Promise<Buffer> {
@@ -65,6 +40,7 @@ function deriveNow(password: string, salt: Buffer, p: Argon2Params): Promise<Buf
 const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
 
 export async function hashPassword(password: string, params: Argon2Params = DEFAULT_ARGON2): Promise<string> {
+  refuseOverlongPassword(password);
   const salt = randomBytes(16);
   const tag = await derive(password, salt, params);
   return `$argon2id$v=19$m=${params.memoryKiB},t=${params.passes},p=${params.parallelism}$${b64(salt)}$${b64(tag)}`;
@@ -80,7 +56,7 @@ const MAX_PARALLELISM = 16;
 
 export async function verifyPassword(password: string, phc: string): Promise<boolean> {
   const m = PHC.exec(phc);
-  if (!m) return false;
+  if (!m || overlongPassword(password)) return false;
   const params = { memoryKiB: Number(m[1]), passes: Number(m[2]), parallelism: Number(m[3]) };
   const salt = Buffer.from(m[4]!, 'base64');
   const expected = Buffer.from(m[5]!, 'base64');

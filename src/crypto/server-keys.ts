@@ -2,6 +2,7 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { readOrCreateSecret, rewriteSecret } from './data-dir-files.ts';
+import { KEY_FILE } from './security-module.ts';
 import { Signer } from './signer.ts';
 
 export interface ServerKeys {
@@ -12,6 +13,11 @@ export interface ServerKeys {
 export const SIGNING_KEY_FILE = 'signing.key';
 export const SIGNING_PUB_FILE = 'signing.pub';
 export const JWT_SECRET_FILE = 'jwt.secret';
+
+/** The secret key files of a data directory (signing.pub is public). */
+export function keyFiles(dir: string): string[] {
+  return [KEY_FILE, SIGNING_KEY_FILE, JWT_SECRET_FILE].map((name) => join(dir, name));
+}
 /** HS256 wants a key at least as long as its hash. */
 const MIN_JWT_SECRET_BYTES = 32;
 

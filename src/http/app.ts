@@ -1,12 +1,15 @@
 // The Koa application: a short pipeline of named steps (src/http/middleware/) around the router.
-// The outer steps run last on the way back: the answer is rendered before the audit row is written.
+// The outer steps run last on the way back: the answer is rendered (serialised and signed) before
+// the audit row is written, and sent only after it.
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Runtime } from '../core/context.ts';
 import {
+  answerer,
   catchFailure,
   readParameters,
   renderAnswer,
+  setSecurityHeaders,
   startRequest,
   writeAuditRow,
 } from './middleware/index.ts';
@@ -53,9 +56,13 @@ export function createApp(rt: Runtime): Koa {
   const app = new Koa();
   const router = apiRouter(rt);
   const signer = rt.config.security.signResponses ? rt.keys.signer : undefined;
+  app.use(setSecurityHeaders(rt));
+  const answer = answerer(rt, signer);
+  // Koa reports here what fails after the answer started (a download cut short): logged, not printed.
+  app.on('error', (err: unknown) => rt.log.error({ err }, 'the response failed after it started'));
   app.use(startRequest(rt));
-  app.use(writeAuditRow(rt));
-  app.use(renderAnswer(rt, signer));
+  app.use(writeAuditRow(rt, answer));
+  app.use(renderAnswer(answer));
   app.use(catchFailure(rt));
   app.use(readParameters(rt.config.http.maxBodyBytes));
   app.use(router.routes());

@@ -2,6 +2,7 @@
 // json.dumps(sort_keys=True) and, when enabled, signed with the server's RSA key.
 
 import { answerOf } from '../core/validate/index.ts';
+import { WORKER_ID } from '../core/worker-id.ts';
 import { pythonJsonDumps, pythonJsonMembers, pythonJsonObject, type Signer } from '../crypto/index.ts';
 import { asAuthsrvError } from '../errors.ts';
 import { API_LEVEL, VERSION } from '../version.ts';
@@ -14,7 +15,6 @@ export interface Reply {
 }
 
 export const VERSION_TEXT = `privacyIDEA ${API_LEVEL} (authsrv ${VERSION})`;
-const THREAD_ID = process.pid;
 
 export function successEnvelope(reply: Reply, now: Date): Record<string, unknown> {
   const rid = reply.rid ?? 1;
@@ -29,7 +29,7 @@ export function successEnvelope(reply: Reply, now: Date): Record<string, unknown
     time: now.getTime() / 1000,
   };
   if (reply.detail && Object.keys(reply.detail).length > 0)
-    env.detail = { ...reply.detail, threadid: THREAD_ID };
+    env.detail = { ...reply.detail, threadid: WORKER_ID };
   return env;
 }
 
@@ -37,15 +37,20 @@ export const INTERNAL_ERROR_TEXT =
   '500 Internal Server Error: The server encountered an internal error and was unable to complete your request. ' +
   'Either the server is overloaded or there is an error in the application.';
 
-/** The error envelope: the code, and the message only when the error may show it (else the generic 500 text). */
-export function errorEnvelope(err: unknown, now: Date): Record<string, unknown> {
+/**
+ * The error envelope: the code, and the message only when the error may show it (else the generic
+ * 500 text). A caller who is not an administrator (`outsider`) is not shown a message naming a
+ * path of the server, nor its details then (AuthsrvError.outsiderWireMessage).
+ */
+export function errorEnvelope(err: unknown, now: Date, outsider = false): Record<string, unknown> {
   const failure = asAuthsrvError(err);
-  const message = failure.expose ? failure.wireMessage() : INTERNAL_ERROR_TEXT;
-  const details = failure.expose ? failure.details : undefined;
+  const shown = outsider ? failure.outsiderWireMessage() : failure.wireMessage();
+  const message = failure.expose ? shown : INTERNAL_ERROR_TEXT;
+  const details = failure.expose && shown === failure.wireMessage() ? failure.details : undefined;
   return {
     id: 1,
     jsonrpc: '2.0',
-    detail: details ? { ...details, threadid: THREAD_ID } : null,
+    detail: details ? { ...details, threadid: WORKER_ID } : null,
     result: { status: false, error: { code: failure.code, message } },
     version: VERSION_TEXT,
     time: now.getTime() / 1000,

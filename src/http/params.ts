@@ -4,6 +4,8 @@
 import type { IncomingMessage } from 'node:http';
 import { ParameterError, RequestBodyError } from '../errors.ts';
 import { isTrue } from '../is-true.ts';
+import { parseMultipart, type UploadedFile } from './multipart.ts';
+import { checkJsonDepth, formPairCount, ParameterBudget } from './request-limits.ts';
 import { pythonUnquote } from './unquote.ts';
 
 export type ParamValue = string | number | boolean | null | ParamValue[] | { [k: string]: ParamValue };
@@ -11,19 +13,13 @@ export type ParamValue = string | number | boolean | null | ParamValue[] | { [k:
 export class Params {
   readonly values: Record<string, ParamValue>;
   /** Uploaded files of a multipart body, by field name. */
-  readonly files: Record<string, { name: string; content: string }>;
+  readonly files: Record<string, UploadedFile>;
 
-  constructor(
-    values: Record<string, ParamValue>,
-    files: Record<string, { name: string; content: string }> = {},
-  ) {
+  constructor(values: Record<string, ParamValue>, files: Record<string, UploadedFile> = {}) {
     // Without a prototype, names such as "__proto__", "toString" or "constructor" are ordinary
     // parameter names: never inherited values, never a way to change the object's prototype.
     this.values = Object.assign(Object.create(null) as Record<string, ParamValue>, values);
-    this.files = Object.assign(
-      Object.create(null) as Record<string, { name: string; content: string }>,
-      files,
-    );
+    this.files = Object.assign(Object.create(null) as Record<string, UploadedFile>, files);
   }
 
   private get(name: string): ParamValue | undefined {
@@ -126,41 +122,44 @@ export interface RawRequest {
 export async function parseParams(raw: RawRequest): Promise<Params> {
   const unquote = needsSecondUnquote(raw.userAgent) ? pythonUnquote : (s: string) => s;
   const values: Record<string, ParamValue> = Object.create(null);
-  const files: Record<string, { name: string; content: string }> = Object.create(null);
+  const files: Record<string, UploadedFile> = Object.create(null);
   const addForm = (key: string, value: string) => {
     // Like werkzeug's to_dict(): the first value of a repeated key wins.
     if (!(key in values)) values[key] = unquote(value);
   };
-  for (const [k, v] of new URLSearchParams(raw.search)) addForm(k, v);
+  const budget = new ParameterBudget();
+  for (const [k, v] of formPairs(raw.search, budget)) addForm(k, v);
 
   const type = (raw.contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (raw.body.length > 0) {
     if (type === 'application/json' || type.endsWith('+json')) {
-      Object.assign(values, parseJsonObject(raw.body, true));
+      Object.assign(values, parseJsonObject(raw.body, true, budget));
     } else if (type === 'application/x-www-form-urlencoded') {
-      for (const [k, v] of new URLSearchParams(raw.body.toString('utf8'))) addForm(k, v);
+      for (const [k, v] of formPairs(raw.body.toString('utf8'), budget)) addForm(k, v);
     } else if (type === 'multipart/form-data') {
-      let form: FormData;
-      try {
-        form = await new Response(new Uint8Array(raw.body), {
-          headers: { 'content-type': raw.contentType! },
-        }).formData();
-      } catch {
-        throw RequestBodyError.malformed('The multipart body is malformed');
-      }
-      for (const [k, v] of form) {
-        if (typeof v === 'string') addForm(k, v);
-        else if (!(k in files)) files[k] = { name: v.name, content: await v.text() };
-      }
+      const form = await parseMultipart(raw.body, raw.contentType!, budget.left);
+      for (const [k, v] of form.fields) addForm(k, v);
+      for (const [k, file] of form.files) if (!(k in files)) files[k] = file;
     } else {
       // privacyIDEA also takes the keys of an undeclared body that happens to be a JSON object.
-      Object.assign(values, parseJsonObject(raw.body, false));
+      Object.assign(values, parseJsonObject(raw.body, false, budget));
     }
   }
   return new Params(values, files);
 }
 
-function parseJsonObject(body: Buffer, declared: boolean): Record<string, ParamValue> {
+/** A query string or urlencoded body, its pairs counted before it is parsed. */
+function formPairs(text: string, budget: ParameterBudget): URLSearchParams {
+  budget.spend(formPairCount(text, budget.left));
+  return new URLSearchParams(text);
+}
+
+/** A JSON body's object; a declared one that is not an object is refused, an undeclared one ignored. */
+function parseJsonObject(
+  body: Buffer,
+  declared: boolean,
+  budget: ParameterBudget,
+): Record<string, ParamValue> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -172,6 +171,8 @@ function parseJsonObject(body: Buffer, declared: boolean): Record<string, ParamV
     if (declared) throw RequestBodyError.malformed('The JSON request body must be an object');
     return {};
   }
+  budget.spend(Object.keys(parsed).length);
+  checkJsonDepth(parsed);
   return parsed as Record<string, ParamValue>;
 }
 

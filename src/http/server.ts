@@ -1,17 +1,19 @@
 // Starts the HTTP(S) listener for a runtime and stops it cleanly: no new connections, in-flight
 // requests finished, idle keep-alive connections closed.
-import { readFileSync } from 'node:fs';
 import {
   createServer as createHttpServer,
   type IncomingMessage,
   type Server,
   type ServerResponse,
+  STATUS_CODES,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Runtime } from '../core/context.ts';
 import { closeUserStores } from '../core/directory/index.ts';
+import { readRegularFile } from '../files/index.ts';
 import { createApp } from './app.ts';
+import { securityHeaders, servesTls } from './middleware/index.ts';
 
 export interface RunningServer {
   url: string;
@@ -19,6 +21,9 @@ export interface RunningServer {
   /** Stops accepting, waits for in-flight requests, then resolves. */
   close(): Promise<void>;
 }
+
+/** A certificate chain or a key: a few kilobytes; a megabyte is a mistake (a wrong file, a device). */
+const MAX_TLS_FILE_BYTES = 1024 * 1024;
 
 export async function startServer(rt: Runtime): Promise<RunningServer> {
   const { host, port, tlsCert, tlsKey } = rt.config.http;
@@ -31,10 +36,17 @@ export async function startServer(rt: Runtime): Promise<RunningServer> {
     res.on('close', () => inFlight.delete(res));
     return app(req, res);
   };
-  const tls = tlsCert !== '';
+  const tls = servesTls(rt.config);
   const server: Server = tls
-    ? createHttpsServer({ cert: readFileSync(tlsCert), key: readFileSync(tlsKey) }, handler)
+    ? createHttpsServer(
+        {
+          cert: readRegularFile(tlsCert, 'http.tls_cert', MAX_TLS_FILE_BYTES),
+          key: readRegularFile(tlsKey, 'http.tls_key', MAX_TLS_FILE_BYTES),
+        },
+        handler,
+      )
     : createHttpServer(handler);
+  server.on('clientError', answerClientError(securityHeaders(tls)));
   server.keepAliveTimeout = 5000;
   server.requestTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
@@ -58,6 +70,32 @@ export async function startServer(rt: Runtime): Promise<RunningServer> {
           else res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
         }
       }),
+  };
+}
+
+/** Node's statuses for requests it cannot read (as its own default answers them); else 400. */
+const CLIENT_ERROR_STATUS: Readonly<Record<string, number>> = {
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+};
+
+/**
+ * Answers a request Node could not parse (a URL or headers over 16 KiB, a malformed request line)
+ * as Node itself would, but with the headers of every answer (set-security-headers.ts).
+ */
+function answerClientError(headers: Readonly<Record<string, string>>) {
+  return (err: NodeJS.ErrnoException, socket: Socket) => {
+    // As Node: no answer when an answer on this connection has begun (a pipelined request).
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const status = CLIENT_ERROR_STATUS[err.code ?? ''] ?? 400;
+    const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, 'Connection: close', 'Content-Length: 0'];
+    for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+    socket.end(`${lines.join('\r\n')}\r\n\r\n`);
   };
 }
 

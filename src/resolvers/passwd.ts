@@ -1,9 +1,10 @@
 // passwdresolver: users of a file in /etc/passwd format. The file is read again when it changes
-// (checked at most once a second), so edits need no restart.
-import { readFileSync, statSync } from 'node:fs';
+// (checked at most once a second), so edits need no restart. It is opened under the rule of
+// src/files (an allowed directory, a regular file, the size limit) every time it is looked at.
 import { verifyCryptHash } from '../crypto/index.ts';
-import { ParameterError } from '../errors.ts';
-import { settingText, wildcardMatcher } from './settings.ts';
+import type { AllowedFiles } from '../files/index.ts';
+import { wildcardMatcher } from '../wildcard.ts';
+import { settingText } from './settings.ts';
 import type { ResolverKind, ResolverSettings, UserRecord, UserSearch, UserStore } from './user-store.ts';
 
 interface PasswdUser {
@@ -12,6 +13,7 @@ interface PasswdUser {
 }
 
 const RECHECK_MS = 1000;
+const SETTING = 'Filename';
 
 function fileOf(settings: ResolverSettings): string {
   return (
@@ -81,6 +83,7 @@ const idAndLogin = (userid: string, login: string) => `${userid}\n${login}`;
 class PasswdStore implements UserStore {
   readonly editable = false;
   private readonly file: string;
+  private readonly files: AllowedFiles;
   private users: PasswdUser[] = [];
   /**
    * The first entry of each login, of each uid, and of each (uid, login) pair: a lookup is one map
@@ -92,25 +95,34 @@ class PasswdStore implements UserStore {
   private byIdAndLogin = new Map<string, PasswdUser>();
   private stamp = '';
   private checkedAt = 0;
+  /** Why the file was refused at the last look: every use fails with it until a look succeeds. */
+  private refused: Error | undefined;
 
-  constructor(file: string) {
+  constructor(file: string, files: AllowedFiles) {
     this.file = file;
+    this.files = files;
     this.reload();
   }
 
+  /** Reads the file when it is not the one read last time (another inode, size or change time). */
   private reload(): void {
-    let st: ReturnType<typeof statSync>;
+    const file = this.files.open(this.file, SETTING);
+    let text: string;
     try {
-      st = statSync(this.file);
-    } catch (e) {
-      throw new ParameterError(
-        `Cannot read the passwd file ${this.file}: ${(e as NodeJS.ErrnoException).code ?? e}`,
-      );
+      const st = file.stats;
+      const stamp = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.size}`;
+      if (stamp === this.stamp) return;
+      text = file.read().toString('utf8');
+      this.stamp = stamp;
+    } finally {
+      file.close();
     }
-    const stamp = `${st.mtimeMs}:${st.size}:${st.ino}`;
-    if (stamp === this.stamp) return;
+    this.index(text);
+  }
+
+  private index(text: string): void {
     const users: PasswdUser[] = [];
-    for (const line of readFileSync(this.file, 'utf8').split('\n')) {
+    for (const line of text.split('\n')) {
       const u = parsePasswdLine(line);
       if (u) users.push(u);
     }
@@ -127,16 +139,25 @@ class PasswdStore implements UserStore {
     this.byLogin = byLogin;
     this.byId = byId;
     this.byIdAndLogin = byIdAndLogin;
-    this.stamp = stamp;
   }
 
-  /** Reads the file again when it changed (looked at most every RECHECK_MS). */
+  /**
+   * Reads the file again when it changed (looked at most every RECHECK_MS). A file refused at a
+   * look (replaced by a link out of the allowed directories, grown too big …) refuses every use
+   * until a later look finds it right again: no user of the earlier file is served meanwhile.
+   */
   private refresh(): void {
     const now = Date.now();
     if (now - this.checkedAt >= RECHECK_MS) {
       this.checkedAt = now;
-      this.reload();
+      try {
+        this.reload();
+        this.refused = undefined;
+      } catch (e) {
+        this.refused = e as Error;
+      }
     }
+    if (this.refused) throw this.refused;
   }
 
   private current(): PasswdUser[] {
@@ -189,9 +210,12 @@ export const passwdResolver: ResolverKind = {
       aliases: ['fileName', 'filename'],
     },
   },
-  open: (settings) => new PasswdStore(fileOf(settings)),
-  async test(settings) {
-    const store = new PasswdStore(fileOf(settings));
+  validate(settings, files) {
+    files.checkSetting(fileOf(settings), SETTING);
+  },
+  open: (settings, env) => new PasswdStore(fileOf(settings), env.files),
+  async test(settings, env) {
+    const store = new PasswdStore(fileOf(settings), env.files);
     const n = (await store.search({}, Number.MAX_SAFE_INTEGER)).length;
     return { value: true, description: `Found ${n} users in ${fileOf(settings)}.` };
   },

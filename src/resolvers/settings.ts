@@ -54,13 +54,3 @@ export function settingMap(
   }
   return map as Record<string, string>;
 }
-
-/** Compiles a `*` wildcard search value into an anchored, case-insensitive test. */
-export function wildcardMatcher(pattern: string): (value: string | undefined) => boolean {
-  const re = new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, 'i');
-  return (value) => value !== undefined && re.test(value);
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

@@ -56,6 +56,17 @@ function sqlitePath(url: string, baseDir: string): string {
   return isAbsolute(path) ? path : join(baseDir, path);
 }
 
+/**
+ * The files of authsrv's own database at this URL: the SQLite file with its journal, WAL and
+ * shared-memory files; none for a database server.
+ */
+export function databaseFiles(url: string, baseDir: string): string[] {
+  if (dialectOf(url) !== 'sqlite') return [];
+  const file = sqlitePath(url, baseDir);
+  if (file === '' || file === ':memory:') return [];
+  return ['', '-journal', '-wal', '-shm'].map((suffix) => `${file}${suffix}`);
+}
+
 /** authsrv's own database: shared by the server and CLI processes, and on the login path. */
 const STORE_POOL: PoolOptions = {
   maxConnections: 10,

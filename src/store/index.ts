@@ -3,7 +3,7 @@
 // (pool.ts), which the SQL user stores use too.
 export { reserveAuditIds } from './audit-ids.ts';
 export { chunked, insertRows, rowsPerStatement } from './bulk-insert.ts';
-export { defaultDatabaseUrl, migrate, openDatabase, type Store } from './database.ts';
+export { databaseFiles, defaultDatabaseUrl, migrate, openDatabase, type Store } from './database.ts';
 export type { Dialect } from './dialect.ts';
 export { type DatabaseTarget, openPool, type PoolOptions } from './pool.ts';
 export { prepared } from './prepared.ts';

@@ -323,6 +323,25 @@ const MIGRATIONS: Record<string, { up: Build }> = {
       await sql`INSERT INTO token_count (n) SELECT count(*) FROM token`.execute(db);
     },
   },
+  // Sessions end when the administrator does (issue 16): a JWT is refused when it was issued before
+  // its local administrator's last creation, password change or logout, or before the revocation
+  // of its realm user. Administrators of an older database keep their sessions (the epoch).
+  '0009_sessions': {
+    async up(db, dialect) {
+      await db.schema
+        .alterTable('admin')
+        .addColumn('sessions_valid_after', 'varchar(32)', (c) =>
+          c.notNull().defaultTo('1970-01-01T00:00:00.000Z'),
+        )
+        .execute();
+      await createTable(db, dialect, 'session_revocation')
+        .addColumn('realm', 'varchar(255)', (c) => c.notNull())
+        .addColumn('username', 'varchar(255)', (c) => c.notNull())
+        .addColumn('valid_after', 'varchar(32)', (c) => c.notNull())
+        .addPrimaryKeyConstraint('session_revocation_pk', ['realm', 'username'])
+        .execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -6,6 +6,18 @@ export interface AdminTable {
   name: string;
   password_hash: string;
   created_at: string;
+  /** JWTs issued before this time (compared in whole seconds) are refused: creation, password change, logout (default: the epoch). */
+  sessions_valid_after: Generated<string>;
+}
+
+/** The sessions of a realm user (administrator of a superuser realm or user) ended by `authsrv admin logout --realm`. */
+export interface SessionRevocationTable {
+  /** Lower case, as realms are stored. */
+  realm: string;
+  /** The login in lower case: a revocation covers every spelling of the name. */
+  username: string;
+  /** JWTs issued before this time (compared in whole seconds) are refused. */
+  valid_after: string;
 }
 
 export interface ConfigTable {
@@ -209,6 +221,7 @@ export interface TokenGroupTokenTable {
 
 export interface Database {
   admin: AdminTable;
+  session_revocation: SessionRevocationTable;
   config: ConfigTable;
   meta: MetaTable;
   node: NodeTable;

@@ -118,7 +118,7 @@ export abstract class OathTokenType extends TokenType {
     const first = two?.step === 'init' ? twoStepInit(two.sizes, size) : undefined;
     const random = randomOf(req.random);
     let key: Buffer;
-    if (two) key = twoStepKey(two, p.otpkey, random);
+    if (two) key = await twoStepKey(two, p.otpkey, random);
     else key = given === undefined ? random.bytes(size) : readOtpkey(given, p.otpkeyformat);
     const info = { hashlib, ...this.enrollInfo(req), ...first?.info };
     const secret = base32Encode(key);

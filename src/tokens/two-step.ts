@@ -5,7 +5,7 @@
 // whether `2stepinit=1` is honoured (without it the parameter is ignored, as privacyIDEA drops it)
 // and whether a one-step enrollment is refused; the enrollment-scope actions
 // `<type>_2step_clientsize|serversize|difficulty` set the sizes.
-import { pbkdf2Sync } from 'node:crypto';
+import { pbkdf2Key } from '../crypto/index.ts';
 import { ParameterError, PolicyError } from '../errors.ts';
 import { isTrue } from '../is-true.ts';
 import type { ActionDef } from '../policy/index.ts';
@@ -125,7 +125,11 @@ export async function planTwoStep(
 }
 
 /** The seed to store: the server part (first step) or the derived key (second step). */
-export function twoStepKey(req: TwoStepRequest, otpkey: string | undefined, random?: TypeRandom): Buffer {
+export async function twoStepKey(
+  req: TwoStepRequest,
+  otpkey: string | undefined,
+  random?: TypeRandom,
+): Promise<Buffer> {
   if (req.step === 'init') return randomOf(random).bytes(req.sizes.serverSize);
   if (!otpkey) throw ParameterError.missing('otpkey');
   if (!/^([0-9a-fA-F]{2})+$/.test(otpkey)) throw new ParameterError('The otpkey must be hexadecimal');
@@ -135,9 +139,14 @@ export function twoStepKey(req: TwoStepRequest, otpkey: string | undefined, rand
   return deriveTwoStepKey(req.serverPart, client, req.sizes.difficulty, req.keyLength);
 }
 
-/** PBKDF2-HMAC-SHA1 with the server part's lower-case hex as the password. */
-export function deriveTwoStepKey(server: Buffer, client: Buffer, rounds: number, length: number): Buffer {
-  return pbkdf2Sync(Buffer.from(server.toString('hex'), 'ascii'), client, rounds, length, 'sha1');
+/** PBKDF2-HMAC-SHA1 with the server part's lower-case hex as the password (off the event loop). */
+export function deriveTwoStepKey(
+  server: Buffer,
+  client: Buffer,
+  rounds: number,
+  length: number,
+): Promise<Buffer> {
+  return pbkdf2Key(Buffer.from(server.toString('hex'), 'ascii'), client, rounds, length, 'sha1');
 }
 
 /** The first step's tokeninfo, detail (and otpauth parameters) and rollout state. */

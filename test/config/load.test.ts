@@ -159,6 +159,24 @@ level = "debug"
     expect(configError(() => loadConfig({ env: { AUTHSRV_HTTP_HOST: '' } })).message).toContain('http.host');
   });
 
+  it('reads files.allowed_dirs and files.max_bytes, and refuses an empty directory name', () => {
+    expect(loadConfig({ env: {} }).files).toEqual({ allowedDirs: ['/etc/authsrv'], maxBytes: 10_485_760 });
+    const c = loadConfig({
+      file: file('[files]\nallowed_dirs = ["/srv/a", "rel"]\nmax_bytes = 2048\n'),
+      env: {},
+    });
+    expect(c.files).toEqual({ allowedDirs: ['/srv/a', 'rel'], maxBytes: 2048 });
+    const e = loadConfig({ env: { AUTHSRV_FILES_ALLOWED_DIRS: '/srv/a, /srv/b' } });
+    expect(e.files.allowedDirs).toEqual(['/srv/a', '/srv/b']);
+    expect(loadConfig({ env: { AUTHSRV_FILES_ALLOWED_DIRS: '' } }).files.allowedDirs).toEqual([]);
+    expect(
+      configError(() => loadConfig({ file: file('[files]\nallowed_dirs = [""]\n'), env: {} })).message,
+    ).toBe('files.allowed_dirs must not hold an empty directory name');
+    expect(configError(() => loadConfig({ env: { AUTHSRV_FILES_MAX_BYTES: '100' } })).message).toContain(
+      'files.max_bytes (from AUTHSRV_FILES_MAX_BYTES) must be at least 1024',
+    );
+  });
+
   it('fails when the named file does not exist', () => {
     const missing = join(dir, 'missing.toml');
     expect(configError(() => loadConfig({ file: missing, env: {} })).message).toContain(missing);

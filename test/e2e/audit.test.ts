@@ -3,6 +3,7 @@ import { newAuditEntry, writeAudit } from '../../src/core/audit/index.ts';
 import { issueJwt } from '../../src/core/auth/auth.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { passwdRealm } from '../helpers/user-stores.ts';
 
 const T0 = new Date('2026-04-01T08:00:00.000Z');
 
@@ -264,6 +265,8 @@ describe.each(testDialects())('audit API on %s', (dialect) => {
   });
 
   it('shows users only their own rows; refuses them the CSV download; refuses callers without a JWT', async () => {
+    // A user's JWT stands while its realm does.
+    await passwdRealm(s, 'r1');
     const userToken = await issueJwt(
       s.rt,
       { role: 'user', username: 'bob', realm: 'r1', authtype: 'password', client: '' },

@@ -2,6 +2,7 @@ import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testDialects } from '../helpers/dialects.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { passwdRealm } from '../helpers/user-stores.ts';
 
 const WRONG = 'Authentication failure. Wrong credentials';
 
@@ -57,7 +58,7 @@ describe.each(testDialects())('/auth and the JWT on %s', (dialect) => {
     const r = await s.call('POST', '/auth', { username: 'admin', password: s.adminPassword });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(r.headers.get('cache-control')).toBe('no-cache');
+    expect(r.headers.get('cache-control')).toBe('no-store');
     const b = r.json;
     expect(b.id).toBe(2);
     expect(b.jsonrpc).toBe('2.0');
@@ -249,6 +250,8 @@ describe.each(testDialects())('/auth and the JWT on %s', (dialect) => {
   });
 
   it('refuses a user JWT on an admin-only route with 4306, and admits it where users may go', async () => {
+    // A user's JWT stands while its realm does.
+    await passwdRealm(s, 'r1');
     const user = await forgeJwt({
       username: 'bob',
       realm: 'r1',

@@ -56,7 +56,7 @@ describe.each(testDialects())('envelope over HTTP on %s', (dialect) => {
     it('answers a service-level error with HTTP 200, status false and ERR<code>', async () => {
       const r = await request(s, 'GET', '/system/random?len=abc', { headers: auth() });
       expect(r.status).toBe(200);
-      expect(r.headers.get('cache-control')).toBe('no-cache');
+      expect(r.headers.get('cache-control')).toBe('no-store');
       expect(r.json.id).toBe(1);
       expect(r.json.jsonrpc).toBe('2.0');
       expect(r.json.detail).toBeNull();
@@ -99,7 +99,7 @@ describe.each(testDialects())('envelope over HTTP on %s', (dialect) => {
       });
       expect(r.status).toBe(400);
       expect(r.json.nonce).toBe('q1');
-      expect(r.headers.get('cache-control')).toBe('no-cache');
+      expect(r.headers.get('cache-control')).toBe('no-store');
       expect(r.json.result.status).toBe(false);
       expect(r.json.result.error.code).toBe(905);
       expect(r.json.result.error.message).toMatch(/^ERR905: /);
@@ -397,7 +397,7 @@ describe.each(testDialects())('server options on %s', (dialect) => {
       expect(declared.json.result.status).toBe(false);
       expect(declared.json.result.error.code).toBe(905);
       expect(declared.json.result.error.message).toMatch(/^ERR905: /);
-      expect(declared.headers.get('cache-control')).toBe('no-cache');
+      expect(declared.headers.get('cache-control')).toBe('no-store');
       // Streamed without a length, and still arriving when the limit is passed.
       const chunks = [
         Buffer.from('username=admin&password='),

@@ -61,6 +61,8 @@ describe.each(DIALECTS)('two authsrv serve nodes on one %s database', (dialect) 
     AUTHSRV_DATA_DIR: dataDir,
     AUTHSRV_DATABASE_URL: db!.url,
     AUTHSRV_HTTP_PORT: '0',
+    // The passwd files of the resolvers, read by both nodes, are in the directory above theirs.
+    AUTHSRV_FILES_ALLOWED_DIRS: home,
   });
 
   beforeAll(async () => {
@@ -310,6 +312,44 @@ describe.each(DIALECTS)('two authsrv serve nodes on one %s database', (dialect) 
     ok(await call(b, 'POST', '/resolver/res1', { type: 'passwdresolver', Filename: more }, admin));
     expect(await logins(a)).toEqual(['alice', 'bob']);
     expect(await logins(b)).toEqual(['alice', 'bob']);
+  });
+
+  it('ends on both nodes the sessions of an administrator logged out, then deleted, with the CLI', async () => {
+    const cli = async (args: string[], input?: string) => {
+      const run = launch(args, nodeEnv('node-a', join(home, 'node-a')), home);
+      run.child.stdin!.end(input ?? '');
+      const exit = await run.exited;
+      expect(exit.code, run.output().stderr).toBe(0);
+      return run.output().stdout;
+    };
+    const tokenList = (node: string, token: string) => call(node, 'GET', '/token/', {}, token);
+    /** The node refuses the token as an invalid one within a second and a half (REUSE_MS is one). */
+    const refusedBy = async (node: string, token: string) => {
+      const until = Date.now() + 1500;
+      let r = await tokenList(node, token);
+      while (r.status === 200 && Date.now() < until) {
+        await new Promise((done) => setTimeout(done, 100));
+        r = await tokenList(node, token);
+      }
+      expect(r.status, r.text).toBe(401);
+      expect(r.json.result.error.code).toBe(4304);
+    };
+    const opsLogin = async (node: string) =>
+      ok(await call(node, 'POST', '/auth', { username: 'ops', password: 'Ops-pass-123' })).token as string;
+    await cli(['admin', 'add', 'ops', '--password-stdin'], 'Ops-pass-123\n');
+    const old = await opsLogin(a);
+    expect((await tokenList(b, old)).status).toBe(200);
+    // JWTs carry whole seconds: the logout comes in a later second than the login.
+    await new Promise((done) => setTimeout(done, 1010 - (Date.now() % 1000)));
+    expect(JSON.parse(await cli(['admin', 'logout', 'ops', '--json']))).toMatchObject({ name: 'ops' });
+    await refusedBy(b, old);
+    await refusedBy(a, old);
+    const fresh = await opsLogin(b);
+    expect((await tokenList(a, fresh)).status).toBe(200);
+    await cli(['admin', 'delete', 'ops']);
+    await refusedBy(a, fresh);
+    await refusedBy(b, fresh);
+    expect((await tokenList(b, admin)).status).toBe(200);
   });
 
   it('verifies the audit rows of both nodes with either data directory (`authsrv audit verify`)', async () => {

@@ -14,6 +14,7 @@ import type { Json } from '../helpers/cli.ts';
 import { removeConfig } from '../helpers/config.ts';
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/dialects.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { passwdRealm } from '../helpers/user-stores.ts';
 
 const SEALED = /^aesgcm1:/;
 const USAGE =
@@ -67,6 +68,8 @@ describe.each(testDialects())('/system on %s', (dialect) => {
     });
 
     it('shows users only public keys and identifiers, and refuses them writes', async () => {
+      // A user's JWT stands while its realm does.
+      await passwdRealm(s, 'r1');
       await post('/system/setConfig', {
         'hotp.hashlib': 'sha256',
         'hotp.hashlib.type': 'public',
@@ -190,6 +193,20 @@ describe.each(testDialects())('/system on %s', (dialect) => {
       expectError(await post('/system/setConfig', { n: '1.5', 'n.type': 'int' }), 905);
       expect(await configRow('n')).toBeUndefined();
       expect((await post('/system/setConfig', { n: '-3', 'n.type': 'int' })).json.result.value).toBe(true);
+    });
+
+    it("takes keys named like an object's inherited members as ordinary keys", async () => {
+      // Found by test/e2e/fuzz.test.ts: `hasOwnProperty=0` answered HTTP 500.
+      const r = await post('/system/setConfig', { hasOwnProperty: '0', constructor: '1', valueOf: '2' });
+      expect(r.json.result).toEqual({ status: true, value: true });
+      expect((await get('/system/hasOwnProperty')).json.result.value).toBe('0');
+      expect((await get('/system/')).json.result.value).toMatchObject({ constructor: '1', valueOf: '2' });
+      expect((await get('/system/toString')).json.result.value).toBeNull();
+      const lone = await post('/system/setConfig', { 'constructor.type': 'int', other: 'x' });
+      expectError(lone, 905);
+      expect(lone.json.result.error.message).toBe(
+        "ERR905: 'constructor.type' is given without 'constructor'",
+      );
     });
 
     it('refuses an unknown type', async () => {

@@ -151,11 +151,21 @@ describe.each(testDialects())('GET /token/ filters on %s', (dialect) => {
         `The value of '${name}' contains a NUL character`,
       );
     expectServiceError(await s.call('GET', '/token/', { pagesize: '-1', userid: '1001' }, admin), 905);
-    // Long and odd values are just values that match nothing.
+    // Filter values are capped (issue 16 item 7); infovalue, compared and never a pattern, only at
+    // the length of a stored tokeninfo value. Odd values are just values that match nothing.
     const long = 'x'.repeat(5000);
-    for (const name of ['userid', 'resolver', 'type_list'])
-      expect(await list({ [name]: long })).toMatchObject({ count: 0 });
-    expect(await list({ infokey: long, infovalue: long })).toMatchObject({ count: 0 });
+    for (const name of ['userid', 'resolver', 'type_list', 'infokey'])
+      expectServiceError(
+        await s.call('GET', '/token/', { infokey: 'k', infovalue: 'v', [name]: long }, admin),
+        905,
+        `The parameter '${name}' is longer than 1024 characters`,
+      );
+    expect(await list({ infokey: 'dept', infovalue: long })).toMatchObject({ count: 0 });
+    expectServiceError(
+      await s.call('GET', '/token/', { infokey: 'dept', infovalue: 'x'.repeat(10_001) }, admin),
+      905,
+      "The parameter 'infovalue' is longer than 10000 characters",
+    );
     expect(await list({ userid: "1001' OR '1'='1", resolver: '%' })).toMatchObject({ count: 0 });
     expect(await list({ userid: 'ä€😀*' })).toMatchObject({ count: 0 });
   });

@@ -16,6 +16,8 @@ export interface StepRequest {
   state?: Partial<RequestState>;
   /** Path variables, as the router sets them. */
   pathParams?: Record<string, string>;
+  /** Aborts the request: a client that goes away. */
+  signal?: AbortSignal;
 }
 
 export interface StepResult {
@@ -54,6 +56,7 @@ export async function runSteps(steps: Koa.Middleware[], request: StepRequest = {
       method: request.method ?? (request.body === undefined ? 'GET' : 'POST'),
       headers: request.headers,
       body: request.body,
+      signal: request.signal,
     });
     const text = await res.text();
     return { status: res.status, headers: res.headers, text, state: state! };

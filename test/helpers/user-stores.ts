@@ -1,10 +1,17 @@
 // User stores for API tests: a passwd file and an SQLite users table, written outside the code under
-// test, plus a JSON-body call (the server helper sends forms).
+// test, plus a JSON-body call (the server helper sends forms); and the file rule of the stores' unit
+// tests.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { makeCryptHash } from '../../src/crypto/crypt-hashes.ts';
+import { AllowedFiles } from '../../src/files/index.ts';
 import type { ApiResponse, TestServer } from './server.ts';
+
+/** The file rule of a user store's tests: files in these directories, at most 10 MiB. */
+export function allowedFilesIn(...allowedDirs: string[]): AllowedFiles {
+  return new AllowedFiles({ allowedDirs, ownFiles: [], maxBytes: 10 * 1024 * 1024 });
+}
 
 export interface PasswdEntry {
   login: string;
@@ -157,4 +164,15 @@ export function ok(r: ApiResponse): any {
     throw new Error(`expected success, got HTTP ${r.status}: ${r.text}`);
   }
   return r.json.result.value;
+}
+
+/**
+ * A realm of one passwd resolver (`<realm>-files`) holding `entries`, made through the API: for a
+ * JWT of a user of that realm, which stands only while the realm holds a resolver.
+ */
+export async function passwdRealm(s: TestServer, realm: string, entries: PasswdEntry[] = []): Promise<void> {
+  const admin = await s.adminToken();
+  const file = await writePasswdFile(s.dataDir, `${realm}.passwd`, entries);
+  ok(await s.call('POST', `/resolver/${realm}-files`, { type: 'passwdresolver', Filename: file }, admin));
+  ok(await s.call('POST', `/realm/${realm}`, { resolvers: `${realm}-files` }, admin));
 }

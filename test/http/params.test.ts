@@ -115,6 +115,46 @@ describe('parseParams: sources and precedence', () => {
   });
 });
 
+describe('parseParams: limits of every source', () => {
+  const pairs = (n: number, prefix = 'p') => Array.from({ length: n }, (_, i) => `${prefix}${i}=v`).join('&');
+  const refusal = (body: Promise<unknown>) =>
+    body.then(
+      () => undefined,
+      (e: RequestBodyError) => [e.constructor.name, e.httpStatus, e.message],
+    );
+  const TOO_MANY = ['RequestBodyError', 400, 'The request has more than 1000 parameters'];
+
+  it('takes 1000 parameters from query and body together, and refuses one more from any source', async () => {
+    expect(Object.keys((await parseParams(raw(pairs(400, 'q'), FORM, pairs(600)))).values)).toHaveLength(
+      1000,
+    );
+    expect(await refusal(parseParams(raw(pairs(400, 'q'), FORM, pairs(601))))).toEqual(TOO_MANY);
+    expect(await refusal(parseParams(raw(pairs(1001), undefined)))).toEqual(TOO_MANY);
+    const json = JSON.stringify(Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i])));
+    expect(await refusal(parseParams(raw('q=1', 'application/json', json)))).toEqual(TOO_MANY);
+    expect(await refusal(parseParams(raw('q=1', 'text/plain', json)))).toEqual(TOO_MANY);
+    const fields = Object.fromEntries(Array.from({ length: 999 }, (_, i) => [`f${i}`, 'v']));
+    const m = await multipart(fields, { file: { name: 'f.csv', content: 'x' } });
+    expect(Object.keys((await parseParams(raw('', m.contentType, m.body))).values)).toHaveLength(999);
+    expect(await refusal(parseParams(raw('q=1', m.contentType, m.body)))).toEqual(TOO_MANY);
+  });
+
+  it('refuses 100 000 form parameters quickly', async () => {
+    const started = performance.now();
+    expect(await refusal(parseParams(raw('', FORM, pairs(100_000))))).toEqual(TOO_MANY);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses a JSON body nested deeper than 32 levels, declared or not', async () => {
+    const deep = (levels: number) => `{"nonce": ${'['.repeat(levels - 1)}1${']'.repeat(levels - 1)}}`;
+    const DEEP = ['RequestBodyError', 400, 'The JSON request body is nested deeper than 32 levels'];
+    expect((await parseParams(raw('', 'application/json', deep(32)))).has('nonce')).toBe(true);
+    for (const type of ['application/json', 'text/plain', undefined])
+      expect(await refusal(parseParams(raw('', type, deep(5000))))).toEqual(DEEP);
+    expect(await refusal(parseParams(raw('', 'application/json', deep(33))))).toEqual(DEEP);
+  });
+});
+
 describe('parseParams: the second percent-decoding (Python unquote)', () => {
   it('decodes form and query values twice', async () => {
     const p = await parseParams(raw('q=ab%2541', FORM, 'f=ab%2541&bad=%25zz&utf=%25C3%25A9&inv=%25FF'));

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -6,8 +6,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ParameterError } from '../../src/errors.ts';
 import { parsePasswdLine, passwdResolver } from '../../src/resolvers/passwd.ts';
 import type { StoreEnvironment, UserStore } from '../../src/resolvers/user-store.ts';
+import { allowedFilesIn } from '../helpers/user-stores.ts';
 
-const env: StoreEnvironment = { log: pino({ level: 'silent' }), clock: () => new Date() };
+const log = pino({ level: 'silent' });
 
 // Made by glibc/libxcrypt (python3 crypt) and Drepper's test vectors.
 const SHA512 =
@@ -103,6 +104,7 @@ describe('parsePasswdLine: GECOS as privacyIDEA reads it (reference 6.1)', () =>
 describe('passwdresolver', () => {
   let dir: string;
   let file: string;
+  let env: StoreEnvironment;
   const stores: UserStore[] = [];
   const open = (settings: Record<string, string> = { fileName: file }) => {
     const s = passwdResolver.open(settings, env);
@@ -114,6 +116,7 @@ describe('passwdresolver', () => {
     dir = mkdtempSync(join(tmpdir(), 'authsrv-passwd-'));
     file = join(dir, 'passwd');
     writeFileSync(file, PASSWD);
+    env = { log, clock: () => new Date(), files: allowedFilesIn(dir) };
   });
   afterEach(async () => {
     vi.useRealTimers();
@@ -263,5 +266,81 @@ describe('passwdresolver', () => {
       description: `Found 10 users in ${file}.`,
     });
     await expect(passwdResolver.test({ fileName: join(dir, 'nope') }, env)).rejects.toThrow(ParameterError);
+  });
+
+  describe('opens its file only under the rule of files.allowed_dirs', () => {
+    const refused = [
+      ['/etc/shadow', /Filename: \/etc\/shadow is not in a directory allowed for the server's files/],
+      ['/proc/self/environ', /is not in a directory allowed/],
+      ['/dev/zero', /is not in a directory allowed/],
+      ['{dir}/../../etc/passwd', /is not in a directory allowed/],
+      ['{dir}/link-out', /is not in a directory allowed/],
+      ['{dir}/sub', /Filename: .*\/sub is not a regular file/],
+      ['{dir}/big', /Filename: .*\/big is larger than 10485760 bytes/],
+    ] as const;
+    const prepare = () => {
+      symlinkSync('/etc/passwd', join(dir, 'link-out'));
+      mkdirSync(join(dir, 'sub'));
+      writeFileSync(join(dir, 'big'), Buffer.alloc(10 * 1024 * 1024 + 1, 'a'));
+    };
+
+    it.each(refused)('%s is refused when saved, tested and opened', async (name, message) => {
+      prepare();
+      const fileName = name.replace('{dir}', dir);
+      expect(() => passwdResolver.validate!({ fileName }, env.files)).toThrow(message);
+      expect(() => passwdResolver.validate!({ fileName }, env.files)).toThrow(ParameterError);
+      expect(() => open({ fileName })).toThrow(message);
+      await expect(passwdResolver.test({ fileName }, env)).rejects.toThrow(message);
+    });
+
+    it('a file that does not exist yet may be saved inside an allowed directory, not outside it', () => {
+      expect(() => passwdResolver.validate!({ fileName: join(dir, 'later') }, env.files)).not.toThrow();
+      expect(() =>
+        passwdResolver.validate!({ fileName: join(dir, 'no/such/dir/later') }, env.files),
+      ).not.toThrow();
+      expect(() => passwdResolver.validate!({ fileName: '/nonexistent/passwd' }, env.files)).toThrow(
+        /is not in a directory allowed/,
+      );
+      expect(() =>
+        passwdResolver.validate!({ fileName: join(dir, 'nope/../../../etc/x') }, env.files),
+      ).toThrow(/is not in a directory allowed/);
+      expect(() => passwdResolver.validate!({}, env.files)).toThrow(
+        /\/etc\/passwd is not in a directory allowed/,
+      );
+    });
+
+    it('a link inside the allowed directory to a file inside it is followed', async () => {
+      symlinkSync(file, join(dir, 'link-in'));
+      expect(await open({ fileName: join(dir, 'link-in') }).findByLogin('alice')).toBeDefined();
+    });
+
+    it('refuses at the next look a file replaced by a link out, a directory or a bigger file', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const store = open();
+      expect(await store.findByLogin('alice')).toBeDefined();
+      const later = async (change: () => void, message: RegExp) => {
+        change();
+        vi.setSystemTime(Date.now() + 1500);
+        await expect(store.findByLogin('alice')).rejects.toThrow(message);
+        await expect(store.search({}, 10)).rejects.toThrow(ParameterError);
+      };
+      await later(() => {
+        rmSync(file);
+        symlinkSync('/etc/passwd', file);
+      }, /is not in a directory allowed/);
+      await later(() => {
+        rmSync(file);
+        mkdirSync(file);
+      }, /is not a regular file/);
+      await later(() => {
+        rmSync(file, { recursive: true });
+        writeFileSync(join(dir, 'grown'), Buffer.alloc(10 * 1024 * 1024 + 1, 'a'));
+        renameSync(join(dir, 'grown'), file);
+      }, /is larger than 10485760 bytes/);
+      // Put right again, it is read again.
+      writeFileSync(file, PASSWD);
+      vi.setSystemTime(Date.now() + 1500);
+      expect(await store.findByLogin('alice')).toBeDefined();
+    });
   });
 });

@@ -3,7 +3,16 @@
 
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -11,6 +20,36 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 const built = join(root, 'dist', 'authsrv');
+
+/** Users of a passwd file with SHA-crypt and bcrypt hashes, and the password of each. */
+const PASSWD_USERS = [
+  'alice:$6$saltstring$svn8UoSVapNtMuq1ukKS4tPQd8iKwSMHWjl/O817G3uBnIFNjnQJuesI68u4OTLiBFdcbYEdFCoEOfaS35inz1:1000:1000::/home/alice:/bin/sh',
+  'bob:$2b$10$abcdefghijklmnopqrstuu23JPZtHcGhwXSF41f93o/7vBdDut3Xu:1001:1001::/home/bob:/bin/sh',
+];
+
+/**
+ * Logins of a passwd realm's users, whose hashes are checked on a hash worker: in the executable,
+ * a worker started from the script embedded as an asset. The file goes into the data directory.
+ */
+async function passwdLogins(port: number, adminToken: string, dataDir: string): Promise<boolean[]> {
+  const api = (path: string, params: Record<string, string>, token?: string) =>
+    fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST',
+      headers: token ? { Authorization: token } : {},
+      body: new URLSearchParams(params),
+    }).then((r) => r.json() as Promise<{ result: { status: boolean } }>);
+  const file = join(dataDir, 'users.passwd');
+  writeFileSync(file, `${PASSWD_USERS.join('\n')}\n`, { mode: 0o600 });
+  await api('/resolver/files', { type: 'passwdresolver', Filename: file }, adminToken);
+  await api('/realm/people', { resolvers: 'files' }, adminToken);
+  const login = async (username: string, password: string) =>
+    (await api('/auth', { username, realm: 'people', password })).result.status;
+  return [
+    await login('alice', 'Hello world!'),
+    await login('bob', 'correct horse'),
+    await login('bob', 'wrong'),
+  ];
+}
 
 describe('single executable dist/authsrv', () => {
   const base = mkdtempSync(join(tmpdir(), 'authsrv-binary-'));
@@ -77,6 +116,10 @@ describe('single executable dist/authsrv', () => {
       });
       const enrolled = (await init.json()) as { detail: { googleurl: { img: string } } };
       expect(enrolled.detail.googleurl.img).toMatch(/^data:image\/png;base64,iVBOR/);
+
+      await expect(
+        passwdLogins(port, String(body.result.value.token), join(runDir, 'data')),
+      ).resolves.toEqual([true, true, false]);
     } finally {
       child.kill('SIGTERM');
     }

@@ -199,6 +199,19 @@ describe('checkArchitecture', () => {
     ]);
   });
 
+  it('lets every layer import src/files, which imports no other folder of src/', () => {
+    const dir = repo({
+      'src/files/index.ts': "import { ok } from '../config/index.ts';\nexport const files = ok;\n",
+      'src/config/index.ts': 'export const ok = 1;\n',
+      'src/resolvers/passwd.ts': "import { files } from '../files/index.ts';\nexport const p = files;\n",
+      'src/core/runtime.ts': "import { files } from '../files/index.ts';\nexport const r = files;\n",
+      'src/http/server.ts': "import { files } from '../files/index.ts';\nexport const s = files;\n",
+    });
+    expect(checkArchitecture(dir).map((v) => [v.file, v.line, v.message])).toEqual([
+      ['src/files/index.ts', 1, 'src/files must not import src/config (layers: docs/architecture.md)'],
+    ]);
+  });
+
   it('reports a specifier that names no file', () => {
     const dir = repo({ 'src/a.ts': "import { b } from './b.ts';\nexport const a = b;\n" });
     expect(checkArchitecture(dir)).toEqual([

@@ -11,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
@@ -21,7 +22,7 @@ import { SecurityModule } from '../../src/crypto/security-module.ts';
 import { loadServerKeys } from '../../src/crypto/server-keys.ts';
 import { HsmError } from '../../src/errors.ts';
 import { migrate, openDatabase, type Store } from '../../src/store/database.ts';
-import { LATEST_MIGRATION } from '../../src/store/migrations.ts';
+import { LATEST_MIGRATION, migrationProvider } from '../../src/store/migrations.ts';
 
 const ALL_MIGRATIONS = [
   '0001_base',
@@ -32,6 +33,7 @@ const ALL_MIGRATIONS = [
   '0006_clients',
   '0007_tokengroups',
   '0008_listing_speed',
+  '0009_sessions',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -40,6 +42,7 @@ import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/
 const ROOT = join(import.meta.dirname, '../..');
 const TABLES = [
   'admin',
+  'session_revocation',
   'audit',
   'config',
   'meta',
@@ -182,6 +185,20 @@ describe.each(testDialects())('storage on %s', (dialect) => {
         .values({ name: 'admin', password_hash: 'h2', created_at: 'now' })
         .execute(),
     ).rejects.toThrow();
+  });
+
+  it('keeps the sessions of administrators from before 0009 (valid after the epoch)', async () => {
+    const store = await openDatabase(db.url, tmp);
+    opened.push(store);
+    const migrator = new Migrator({ db: store.db, provider: migrationProvider(store.dialect) });
+    expect((await migrator.migrateTo('0008_listing_speed')).error).toBeUndefined();
+    await sql`INSERT INTO admin (name, password_hash, created_at) VALUES ('old', 'h', 'now')`.execute(
+      store.db,
+    );
+    expect(await migrate(store)).toEqual(['0009_sessions']);
+    expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
+      { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },
+    ]);
   });
 
   it('has the indexes of the admin listings (0008)', async () => {

@@ -73,18 +73,20 @@ describe('planTwoStep', () => {
 });
 
 describe('two-step keys', () => {
-  it('derives PBKDF2-HMAC-SHA1 over the hex of the server part; checks the client length', () => {
+  it('derives PBKDF2-HMAC-SHA1 over the hex of the server part; checks the client length', async () => {
     const server = Buffer.from('00112233445566778899aabbccddeeff00112233', 'hex');
     const client = Buffer.from('a1a2a3a4a5a6a7a8', 'hex');
     const expected = pbkdf2Sync('00112233445566778899aabbccddeeff00112233', client, 10000, 20, 'sha1');
-    expect(deriveTwoStepKey(server, client, 10000, 20)).toEqual(expected);
+    expect(await deriveTwoStepKey(server, client, 10000, 20)).toEqual(expected);
     const sizes = { serverSize: 20, clientSize: 8, difficulty: 10000 };
     const finish = { step: 'finish' as const, sizes, serverPart: server, keyLength: 20 };
-    expect(twoStepKey(finish, client.toString('hex'))).toEqual(expected);
-    expect(() => twoStepKey(finish, 'a1a2')).toThrow(ParameterError);
-    expect(() => twoStepKey(finish, undefined)).toThrow(ParameterError);
-    expect(() => twoStepKey(finish, 'zz'.repeat(8))).toThrow(ParameterError);
-    expect(twoStepKey({ step: 'init', sizes: { ...sizes, serverSize: 12 } }, undefined)).toHaveLength(12);
+    expect(await twoStepKey(finish, client.toString('hex'))).toEqual(expected);
+    await expect(twoStepKey(finish, 'a1a2')).rejects.toThrow(ParameterError);
+    await expect(twoStepKey(finish, undefined)).rejects.toThrow(ParameterError);
+    await expect(twoStepKey(finish, 'zz'.repeat(8))).rejects.toThrow(ParameterError);
+    expect(await twoStepKey({ step: 'init', sizes: { ...sizes, serverSize: 12 } }, undefined)).toHaveLength(
+      12,
+    );
   });
 
   it('the first step announces salt, output and difficulty and waits for the client', () => {

@@ -1,6 +1,6 @@
 // `authsrv admin`: the local administrators who log in to the API and the web UI.
 import { Command } from 'commander';
-import { addAdmin, deleteAdmin, listAdmins, setAdminPassword } from '../../core/auth/index.ts';
+import { addAdmin, deleteAdmin, endSessions, listAdmins, setAdminPassword } from '../../core/auth/index.ts';
 import { printJson, printTable, readNewPassword, runAudited, withContext } from '../common.ts';
 
 export function adminCommand(): Command {
@@ -9,7 +9,8 @@ export function adminCommand(): Command {
     .addCommand(addCommand())
     .addCommand(listCommand())
     .addCommand(deleteCommand())
-    .addCommand(passwdCommand());
+    .addCommand(passwdCommand())
+    .addCommand(logoutCommand());
 }
 
 function addCommand(): Command {
@@ -59,5 +60,27 @@ function passwdCommand(): Command {
         setAdminPassword(ctx, name, password),
       );
       console.log(`Password of '${name}' changed.`);
+    });
+}
+
+function logoutCommand(): Command {
+  return new Command('logout')
+    .argument('<name>')
+    .description(
+      'end every session (JWT) of a local administrator, or with --realm of a realm user (administrator or user)',
+    )
+    .option('--realm <realm>', 'the realm of the user (an administrator of a superuser realm or a user)')
+    .option('--json', 'print JSON')
+    .action(async (name: string, o: { realm?: string; json?: boolean }, cmd: Command) => {
+      const fields = o.realm ? { user: name, realm: o.realm } : {};
+      const ended = await runAudited(
+        cmd,
+        { command: 'admin logout', detail: name, fields },
+        (ctx) => endSessions(ctx, name, o.realm),
+        (e) => (e.realm ? { realm: e.realm } : {}),
+      );
+      if (o.json) return printJson(ended);
+      const who = ended.realm ? `${ended.name}@${ended.realm}` : `'${ended.name}'`;
+      console.log(`Sessions of ${who} ended: tokens issued before ${ended.validAfter} are refused.`);
     });
 }

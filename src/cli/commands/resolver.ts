@@ -94,7 +94,10 @@ function testCommand(): Command {
     new Command('test')
       .argument('[settings...]')
       .description('try settings without saving them (exit 1 when they do not work)')
-      .option('--resolver <name>', 'start from the settings of this stored resolver (its secrets included)')
+      .option(
+        '--resolver <name>',
+        'start from the settings of this stored resolver (its secrets included while their server and account are unchanged)',
+      )
       .option('--json', 'print JSON'),
   ).action(
     async (words: string[], o: SettingOptions & { resolver?: string; json?: boolean }, cmd: Command) => {

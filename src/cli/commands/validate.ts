@@ -1,6 +1,6 @@
 // `authsrv validate`: authenticating as /validate/check does, the password read from stdin.
 import { Command } from 'commander';
-import { answerOf, type CheckResult, check, commandCheckColumns } from '../../core/validate/index.ts';
+import { answerOf, type CheckResult, check, checkAuditColumns } from '../../core/validate/index.ts';
 import { ParameterError } from '../../errors.ts';
 import { printJson, readStdinLine, runAudited } from '../common.ts';
 
@@ -48,7 +48,7 @@ function checkCommand(): Command {
         cmd,
         action,
         (ctx) => check(ctx, { ...input, client: o.client ?? '' }),
-        commandCheckColumns,
+        checkAuditColumns,
       );
       if (o.json) printJson({ authentication: answerOf(res), value: res.value, detail: res.detail ?? null });
       else printVerdict(res);

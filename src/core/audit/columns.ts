@@ -6,6 +6,7 @@
 // are lists of their own. The order of COLUMNS must never change: existing rows' signatures cover
 // their values in it.
 import type { AuditTable } from '../../store/index.ts';
+import { WORKER_ID } from '../worker-id.ts';
 
 /** What a column holds, and so how it is read, filtered and signed. */
 type Kind = 'id' | 'text' | 'flag' | 'seconds';
@@ -71,7 +72,7 @@ export const COLUMNS = everyStoredColumn([
   { column: 'user_agent_version', kind: 'text', length: 50 },
   { column: 'log_level', kind: 'text', length: 20, write: () => '' },
   { column: 'clearance_level', kind: 'text', length: 20, write: () => '' },
-  { column: 'thread_id', kind: 'text', length: 20, write: () => String(process.pid) },
+  { column: 'thread_id', kind: 'text', length: 20, write: () => String(WORKER_ID) },
 ]);
 
 type Column = (typeof COLUMNS)[number];

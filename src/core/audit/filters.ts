@@ -6,12 +6,15 @@ import { parseDuration } from '../../config/index.ts';
 import { ParameterError } from '../../errors.ts';
 import { isTrue } from '../../is-true.ts';
 import type { Database, Dialect } from '../../store/index.ts';
+import { LIKE_ESCAPE, likeWildcard } from '../../wildcard.ts';
 import type { Runtime } from '../context.ts';
+import { checkFilters } from '../limits.ts';
 import { BY_API_NAME, KINDS } from './columns.ts';
 import type { AuditQuery } from './query.ts';
 import type { AuditSelect } from './records.ts';
 
 export function applyFilters(rt: Runtime, q: AuditSelect, query: AuditQuery): AuditSelect {
+  checkFilters({ ...query.filters, timelimit: query.timelimit });
   let out = q;
   const dialect = rt.store.dialect;
   for (const [name, value] of Object.entries(query.filters)) out = columnFilter(out, dialect, name, value);
@@ -44,11 +47,10 @@ function columnFilter(q: AuditSelect, dialect: Dialect, name: string, rawValue: 
   const filter = KINDS[spec.kind].filter;
   if (filter === 'truth') return q.where(column, negate ? '!=' : '=', isTrue(value) ? 1 : 0);
   if (value.includes('*')) {
-    // '!' as the LIKE escape character: a backslash would need different quoting on MySQL.
-    const pattern = value.replace(/[!%_]/g, (c) => `!${c}`).replace(/\*/g, '%');
+    const pattern = likeWildcard(value);
     return q.where(
       (eb: ExpressionBuilder<Database, 'audit'>) =>
-        sql<boolean>`${asText(eb, column, filter, dialect)} ${sql.raw(negate ? 'NOT LIKE' : 'LIKE')} ${pattern} ESCAPE '!'`,
+        sql<boolean>`${asText(eb, column, filter, dialect)} ${sql.raw(negate ? 'NOT LIKE' : 'LIKE')} ${pattern} ESCAPE ${sql.lit(LIKE_ESCAPE)}`,
     );
   }
   if (filter === 'number') {

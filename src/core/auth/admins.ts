@@ -1,8 +1,12 @@
 // Local administrators: stored in the database with an argon2id password hash. They log in at
-// /auth with realm '' and are managed with `authsrv admin …`.
+// /auth with realm '' and are managed with `authsrv admin …`. Every write goes through
+// writeSessionTables: creating, deleting and changing the password of an administrator ends the
+// sessions of that name (sessions.ts), on every node.
 import { decoyHash, hashPassword, verifyPassword } from '../../crypto/index.ts';
-import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
+import { ParameterError } from '../../errors.ts';
 import type { Context, Runtime } from '../context.ts';
+import { charLength, LIMITS } from '../limits.ts';
+import { noSuchAdmin, writeSessionTables } from './sessions.ts';
 
 export interface AdminRecord {
   name: string;
@@ -11,7 +15,6 @@ export interface AdminRecord {
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 export const MIN_PASSWORD_LENGTH = 8;
-const MAX_PASSWORD_LENGTH = 1024;
 
 function checkName(name: string): void {
   if (!NAME.test(name)) {
@@ -25,8 +28,8 @@ function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw new ParameterError(`The password must have at least ${MIN_PASSWORD_LENGTH} characters`);
   }
-  if (password.length > MAX_PASSWORD_LENGTH) {
-    throw new ParameterError(`The password must have at most ${MAX_PASSWORD_LENGTH} characters`);
+  if (charLength(password) > LIMITS.password) {
+    throw new ParameterError(`The password must have at most ${LIMITS.password} characters`);
   }
 }
 
@@ -40,10 +43,13 @@ export async function addAdmin(ctx: Context, name: string, password: string): Pr
   const duplicate = () => new ParameterError(`Administrator '${name}' already exists`);
   if (await exists()) throw duplicate();
   try {
-    await ctx.store.db
-      .insertInto('admin')
-      .values({ name, password_hash: hash, created_at: createdAt })
-      .execute();
+    // A token of an earlier administrator of this name does not stand for the new one.
+    await writeSessionTables(ctx.store, (trx) =>
+      trx
+        .insertInto('admin')
+        .values({ name, password_hash: hash, created_at: createdAt, sessions_valid_after: createdAt })
+        .execute(),
+    );
   } catch (e) {
     // Another process (a second node starting, a CLI run) inserted the same name in between.
     if (await exists()) throw duplicate();
@@ -62,21 +68,23 @@ export async function listAdmins(ctx: Runtime): Promise<AdminRecord[]> {
 }
 
 export async function deleteAdmin(ctx: Context, name: string): Promise<void> {
-  const r = await ctx.store.db.deleteFrom('admin').where('name', '=', name).executeTakeFirst();
-  if (Number(r.numDeletedRows) === 0)
-    throw new ResourceNotFoundError(`Administrator '${name}' does not exist`);
+  await writeSessionTables(ctx.store, async (trx) => {
+    const r = await trx.deleteFrom('admin').where('name', '=', name).executeTakeFirst();
+    if (Number(r.numDeletedRows) === 0) throw noSuchAdmin(name);
+  });
 }
 
 export async function setAdminPassword(ctx: Context, name: string, password: string): Promise<void> {
   checkPassword(password);
   const hash = await hashPassword(password);
-  const r = await ctx.store.db
-    .updateTable('admin')
-    .set({ password_hash: hash })
-    .where('name', '=', name)
-    .executeTakeFirst();
-  if (Number(r.numUpdatedRows) === 0)
-    throw new ResourceNotFoundError(`Administrator '${name}' does not exist`);
+  await writeSessionTables(ctx.store, async (trx) => {
+    const r = await trx
+      .updateTable('admin')
+      .set({ password_hash: hash, sessions_valid_after: ctx.clock().toISOString() })
+      .where('name', '=', name)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) throw noSuchAdmin(name);
+  });
 }
 
 /** True when `name` is a local administrator with this password. Costs the same when it is not. */

@@ -1,14 +1,16 @@
 // /auth: checks credentials, issues the HS256 JWT privacyIDEA clients expect, and verifies it on
-// every protected request.
+// every protected request (with the session it stands for: sessions.ts).
 import { errors as joseErrors, SignJWT } from 'jose';
 import { verifiedClaims } from '../../crypto/index.ts';
 import { AuthError, AuthsrvError, ERR, PolicyError } from '../../errors.ts';
 import { menusFor } from '../../policy/index.ts';
 import type { Caller, Role, Runtime } from '../context.ts';
 import { findUser, type ResolvedUser, realmExists, splitLogin } from '../directory/index.ts';
+import { checkLength, LIMITS } from '../limits.ts';
 import { type CheckResult, check } from '../validate/index.ts';
 import { verifyAdmin } from './admins.ts';
 import { rightsOf } from './rights.ts';
+import { checkSession } from './sessions.ts';
 import { jwtValidity, loginMode, subjectOf, webuiSettings } from './webui.ts';
 
 export interface LoginRequest {
@@ -41,6 +43,8 @@ const PI_LOGIN = { loginmode: 'privacyIDEA' } as const;
 export const WRONG_CREDENTIALS = 'Authentication failure. Wrong credentials';
 
 export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult | LoginChallenge> {
+  // Refused before anything is looked up: no hash or user store sees an overlong password.
+  checkLength('password', req.password, LIMITS.password);
   if (req.realm && !(await realmExists(rt, req.realm))) {
     throw new AuthError(`Authentication failure. Unknown realm: ${req.realm}.`, ERR.WrongCredentials);
   }
@@ -62,7 +66,7 @@ export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult
   if (!caller) throw new AuthError(WRONG_CREDENTIALS, ERR.WrongCredentials);
   const subject = subjectOf(caller, user);
   const rights = await rightsOf(rt, caller, user);
-  const token = await issueJwt(rt, caller, rights, await jwtValidity(rt, subject));
+  const token = await issueJwt(rt, caller, rights, await jwtValidity(rt, subject), user?.resolver);
   const settings = await webuiSettings(rt, subject);
   return { caller, token, rights, menus: menusFor(rights), settings, ...(detail ? { detail } : {}) };
 }
@@ -154,16 +158,22 @@ async function loginRealmUser(
   };
 }
 
+/**
+ * A JWT of privacyIDEA's claims; a realm user's also names the resolver that found the user, so
+ * that the session ends when that resolver leaves the realm.
+ */
 export async function issueJwt(
   rt: Runtime,
   caller: Caller,
   rights: string[],
   validitySeconds = rt.config.security.jwtValidity,
+  resolver?: string,
 ): Promise<string> {
   const now = Math.floor(rt.clock().getTime() / 1000);
   return new SignJWT({
     username: caller.username,
     realm: caller.realm,
+    ...(resolver === undefined ? {} : { resolver }),
     nonce: rt.random.bytes(20).toString('hex'),
     role: caller.role,
     authtype: caller.authtype,
@@ -175,7 +185,10 @@ export async function issueJwt(
     .sign(rt.keys.jwtSecret);
 }
 
-/** Verifies the raw JWT of a protected request and checks the caller's role. */
+/**
+ * Verifies the raw JWT of a protected request, checks the caller's role, and that the session it
+ * stands for has not ended.
+ */
 export async function verifyJwt(
   rt: Runtime,
   token: string | undefined,
@@ -184,9 +197,20 @@ export async function verifyJwt(
 ): Promise<Caller> {
   if (!token)
     throw new AuthError('Authentication failure. Missing Authorization header.', ERR.MissingAuthHeader);
-  let claims: Record<string, unknown>;
+  const claims = await claimsOf(rt, token);
+  const caller = callerOf(claims, roles, client);
+  await checkSession(rt, {
+    caller,
+    issuedAt: typeof claims.iat === 'number' ? claims.iat : 0,
+    resolver: typeof claims.resolver === 'string' ? claims.resolver : undefined,
+  });
+  return caller;
+}
+
+/** The claims of a token this server signed and that has not expired; AuthError otherwise. */
+async function claimsOf(rt: Runtime, token: string): Promise<Record<string, unknown>> {
   try {
-    claims = await verifiedClaims(rt.keys.jwtSecret, token, rt.clock());
+    return await verifiedClaims(rt.keys.jwtSecret, token, rt.clock());
   } catch (e) {
     if (e instanceof joseErrors.JWTExpired) {
       throw new AuthError(
@@ -200,6 +224,10 @@ export async function verifyJwt(
       ERR.JwtInvalid,
     );
   }
+}
+
+/** The caller a token names, if its role is admitted here (privacyIDEA's order of checks). */
+function callerOf(claims: Record<string, unknown>, roles: readonly Role[], client: string): Caller {
   // privacyIDEA checks the role first: any other role (an API key's "validate", …) is a missing right.
   const role = claims.role;
   if (!roles.includes(role as Role)) {

@@ -102,7 +102,7 @@ export async function userStoreOf(
   if (hit && hit.config === row.config && hit.type === row.type)
     return { id: row.id, name: row.name, type: row.type, store: hit.store };
   const { settings } = parseStored(rt, row.config);
-  const store = resolverKind(row.type).open(settings, { log: rt.log, clock: rt.clock });
+  const store = resolverKind(row.type).open(settings, { log: rt.log, clock: rt.clock, files: rt.files });
   cache.set(row.id, { type: row.type, config: row.config, store });
   // Requests still using the old store finish with it; its connections go after the grace period.
   if (hit) retire(rt, hit.store);

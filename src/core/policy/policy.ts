@@ -15,6 +15,7 @@ import {
 } from '../../policy/index.ts';
 import type { Database, PolicyTable } from '../../store/index.ts';
 import { textList } from '../../text-list.ts';
+import { wildcardMatcher } from '../../wildcard.ts';
 import {
   bumpCounter,
   CountedCache,
@@ -23,7 +24,7 @@ import {
   readCounters,
 } from '../change-counters.ts';
 import type { Context, Runtime } from '../context.ts';
-import { checkLength, LIMITS } from '../limits.ts';
+import { checkFilters, checkLength, LIMITS } from '../limits.ts';
 import { policyDefinitions } from './definitions.ts';
 import {
   LIST_FIELDS,
@@ -192,12 +193,7 @@ export interface PolicyFilter {
  */
 function columnMatches(stored: string, wanted: string): boolean {
   if (!wanted.includes('*')) return stored === wanted;
-  const re = new RegExp(`^${wanted.split('*').map(escapeRegex).join('.*')}$`, 'is');
-  return re.test(stored);
-}
-
-function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return wildcardMatcher(wanted)(stored);
 }
 
 /** The policies passing the filters, as an object mapping name → policy (ordered by name). */
@@ -205,6 +201,7 @@ export async function getPolicies(
   rt: Runtime,
   filter: PolicyFilter = {},
 ): Promise<Record<string, PolicyView>> {
+  checkFilters({ name: filter.name, realm: filter.realm, scope: filter.scope });
   let q = rt.store.db.selectFrom('policy').selectAll().orderBy('name');
   if (filter.name !== undefined) q = q.where('name', '=', filter.name);
   if (filter.active !== undefined) q = q.where('active', '=', filter.active ? 1 : 0);

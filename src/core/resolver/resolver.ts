@@ -3,6 +3,7 @@
 // as __CENSORED__, and __CENSORED__ sent back means "keep the stored secret".
 
 import { ConfigAdminError, ParameterError } from '../../errors.ts';
+import type { AllowedFiles } from '../../files/index.ts';
 import { isTrue } from '../../is-true.ts';
 import {
   type ResolverKind,
@@ -13,6 +14,7 @@ import {
 import type { Context, Runtime } from '../context.ts';
 import { dropStore, parseStored, type StoredConfig, seal, writeRealmTables } from '../directory/index.ts';
 import { checkLength, LIMITS, TEXT_COLUMN_BYTES } from '../limits.ts';
+import { checkSecretReuse } from '../secret-reuse.ts';
 import { CENSORED } from '../system/index.ts';
 
 export const NAME_SYNTAX = /^[A-Za-z0-9_.-]{1,255}$/;
@@ -63,18 +65,17 @@ function canonicalKey(kind: ResolverKind, key: string): string | undefined {
 }
 
 /**
- * Merges request parameters into stored settings: empty values delete a setting, __CENSORED__ keeps
- * a stored secret, `type.<Key>=password` marks a key secret, `desc.<Key>` is accepted and ignored.
+ * Applies request parameters to settings (in place): empty values delete a setting, __CENSORED__
+ * keeps a stored secret, `type.<Key>=password` marks a key secret, `desc.<Key>` is accepted and
+ * ignored. Returns the keys the request gave a value of its own.
  */
-function mergeSettings(
+function applyParams(
   kind: ResolverKind,
   params: Record<string, string>,
-  stored: ResolverSettings,
-  storedSecrets: Set<string>,
-): { settings: ResolverSettings; secrets: Set<string> } {
-  const settings = { ...stored };
-  const secrets = new Set(storedSecrets);
-  for (const spec of Object.entries(kind.settings)) if (spec[1].type === 'password') secrets.add(spec[0]);
+  settings: ResolverSettings,
+  secrets: Set<string>,
+): Set<string> {
+  const given = new Set<string>();
   for (const [rawKey, value] of Object.entries(params)) {
     if (NOT_SETTINGS.has(rawKey)) continue;
     const marker = /^(type|desc)\.(.+)$/.exec(rawKey);
@@ -93,12 +94,19 @@ function mergeSettings(
     if (value.length > MAX_VALUE) throw new ParameterError(`The value of ${key} is too long`);
     if (value.includes('\u0000')) throw new ParameterError(`The value of ${key} contains a NUL character`);
     if (value === CENSORED && secrets.has(key)) {
-      if (stored[key] === undefined) throw new ParameterError(`${key} is ${CENSORED} but no value is stored`);
+      if (settings[key] === undefined)
+        throw new ParameterError(`${key} is ${CENSORED} but no value is stored`);
       continue;
     }
+    given.add(key);
     if (value === '') delete settings[key];
     else settings[key] = value;
   }
+  return given;
+}
+
+/** Checks the merged settings against the kind's descriptions: required ones, types, its own checks. */
+function checkValues(kind: ResolverKind, settings: ResolverSettings, files: AllowedFiles): void {
   for (const [key, spec] of Object.entries(kind.settings)) {
     if (spec.required && (settings[key] ?? '') === '') throw ParameterError.missing(key);
     const v = settings[key];
@@ -116,7 +124,28 @@ function mergeSettings(
       }
     }
   }
-  kind.validate?.(settings);
+  kind.validate?.(settings, files);
+}
+
+/**
+ * Merges request parameters into stored settings (applyParams). A stored secret the request keeps
+ * (__CENSORED__ or not sent) is refused when a setting of its destination changes: it must be given
+ * again (checkSecretReuse), before anything is contacted or stored. The files the settings name
+ * are checked against files.allowed_dirs (the kind's validate).
+ */
+function mergeSettings(
+  kind: ResolverKind,
+  params: Record<string, string>,
+  before: { settings: ResolverSettings; secrets: Set<string> },
+  files: AllowedFiles,
+): { settings: ResolverSettings; secrets: Set<string> } {
+  const stored = before.settings;
+  const settings = { ...stored };
+  const secrets = new Set(before.secrets);
+  for (const spec of Object.entries(kind.settings)) if (spec[1].type === 'password') secrets.add(spec[0]);
+  const given = applyParams(kind, params, settings, secrets);
+  checkSecretReuse({ specs: kind.settings, stored, requested: settings, secrets, given });
+  checkValues(kind, settings, files);
   return { settings, secrets };
 }
 
@@ -194,7 +223,7 @@ export async function saveResolver(
     const before = existing
       ? parseStored(ctx, existing.config)
       : { settings: {}, secrets: new Set<string>() };
-    const merged = mergeSettings(kind, params, before.settings, before.secrets);
+    const merged = mergeSettings(kind, params, before, ctx.files);
     warnings = settingWarnings(kind, merged.settings);
     const config = seal(ctx, merged.settings, merged.secrets);
     // All settings share one TEXT column; MariaDB holds 65 535 bytes there.
@@ -269,11 +298,11 @@ export async function testResolver(ctx: Context, params: Record<string, string>)
     const row = await findRow(ctx, params.resolver);
     if (row && row.type === type) base = parseStored(ctx, row.config);
   }
-  const { settings } = mergeSettings(kind, params, base.settings, base.secrets);
+  const { settings } = mergeSettings(kind, params, base, ctx.files);
   const warnings = settingWarnings(kind, settings);
   let result: TestResult;
   try {
-    result = await kind.test(settings, { log: ctx.log, clock: ctx.clock });
+    result = await kind.test(settings, { log: ctx.log, clock: ctx.clock, files: ctx.files });
   } catch (e) {
     result = { value: false, description: (e as Error).message };
   }

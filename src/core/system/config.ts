@@ -37,20 +37,25 @@ const BOOLEAN_KEYS = new Set([
   'DefaultResetFailCount',
 ]);
 
-/** Validation of well-known keys: returns the normalised value or throws. */
-const KNOWN: Record<string, (v: string, key: string) => string> = {
-  DefaultMaxFailCount: intBetween(1, 1_000_000),
-  DefaultSyncWindow: intBetween(1, 1_000_000),
-  DefaultCountWindow: intBetween(1, 1_000_000),
-  DefaultOtpLen: (v, key) => {
-    if (v !== '6' && v !== '8') throw new ParameterError(`${key} must be 6 or 8, got '${v}'`);
-    return v;
-  },
-  DefaultChallengeValidityTime: intBetween(1, 86_400 * 30),
-  AutoResyncTimeout: intBetween(1, 86_400),
-  SerialLength: intBetween(4, 32),
-  failcounter_clear_timeout: intBetween(0, 525_600),
-};
+/**
+ * Validation of well-known keys: returns the normalised value or throws. A Map, so that a key
+ * named like an object's inherited member (`constructor`, `hasOwnProperty`) is no validator.
+ */
+const KNOWN = new Map<string, (v: string, key: string) => string>(
+  Object.entries({
+    DefaultMaxFailCount: intBetween(1, 1_000_000),
+    DefaultSyncWindow: intBetween(1, 1_000_000),
+    DefaultCountWindow: intBetween(1, 1_000_000),
+    DefaultOtpLen: (v, key) => {
+      if (v !== '6' && v !== '8') throw new ParameterError(`${key} must be 6 or 8, got '${v}'`);
+      return v;
+    },
+    DefaultChallengeValidityTime: intBetween(1, 86_400 * 30),
+    AutoResyncTimeout: intBetween(1, 86_400),
+    SerialLength: intBetween(4, 32),
+    failcounter_clear_timeout: intBetween(0, 525_600),
+  }),
+);
 
 function intBetween(min: number, max: number) {
   return (v: string, key: string): string => {
@@ -119,7 +124,7 @@ export function validateEntry(
   const description = e.description ?? existing?.description ?? '';
   let value = e.value;
   if (type === 'int') intBetween(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)(value, e.key);
-  const known = KNOWN[e.key];
+  const known = KNOWN.get(e.key);
   if (known) value = known(value, e.key);
   else if (BOOLEAN_KEYS.has(e.key)) value = normaliseBool(value, e.key);
   return { key: e.key, value, type, description };
@@ -174,10 +179,13 @@ async function upsert(db: Db, e: Required<ConfigEntry>, exists: boolean): Promis
   return 'insert';
 }
 
-/** All entries as the API shows them; administrators see everything, users only public keys. */
+/**
+ * All entries as the API shows them; administrators see everything, users only public keys. Without
+ * a prototype, so that every key, `__proto__` and `constructor` too, is an entry like any other.
+ */
 export async function listConfig(ctx: Context): Promise<Record<string, string>> {
   const rows = await ctx.store.db.selectFrom('config').selectAll().orderBy('name').execute();
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = Object.create(null);
   if (ctx.caller.role === 'admin') for (const key of TRUE_WHEN_ABSENT) out[key] = 'True';
   for (const r of rows) {
     if (ctx.caller.role !== 'admin' && r.type !== 'public' && !r.name.endsWith('.identifier')) continue;
@@ -188,7 +196,7 @@ export async function listConfig(ctx: Context): Promise<Record<string, string>> 
 
 export async function getConfigValue(ctx: Context, key: string): Promise<string | null> {
   const all = await listConfig(ctx);
-  return all[key] ?? null;
+  return Object.hasOwn(all, key) ? all[key]! : null;
 }
 
 /** Deletes one entry and returns the value it had (censored when it was a password). */

@@ -2,7 +2,9 @@
 import { sql } from 'kysely';
 import { ERR, TokenAdminError } from '../../errors.ts';
 import { findTokenType, type OtpMatch } from '../../tokens/index.ts';
+import { LIKE_ESCAPE, likeLiteral } from '../../wildcard.ts';
 import type { Context } from '../context.ts';
+import { checkFilters } from '../limits.ts';
 import { consumeOtp, type LoadedToken, loadRows, setTokenInfoRacing, tokenState } from './store/index.ts';
 
 export interface GetSerialQuery {
@@ -28,11 +30,12 @@ export async function serialByOtp(
   otp: string,
   q: GetSerialQuery,
 ): Promise<{ serial: string | null; count: number }> {
+  checkFilters({ serial: q.serial, type: q.type });
   let query = ctx.store.db.selectFrom('token');
   if (q.type) query = query.where('tokentype', '=', findTokenType(q.type)?.type ?? q.type.toLowerCase());
   if (q.serial)
     query = query.where(
-      sql<boolean>`serial LIKE ${`%${q.serial.replace(/[!%_]/g, (c) => `!${c}`)}%`} ESCAPE '!'`,
+      sql<boolean>`serial LIKE ${`%${likeLiteral(q.serial)}%`} ESCAPE ${sql.lit(LIKE_ESCAPE)}`,
     );
   if (q.assigned) query = query.where('id', 'in', (eb) => eb.selectFrom('tokenowner').select('token_id'));
   else if (q.unassigned)

@@ -1,13 +1,15 @@
 // GET /token/ (reference 3.4): the token listing with privacyIDEA's filters, sorting and pages, as
 // far as the caller may see.
 
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type Expression, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { ParameterError } from '../../errors.ts';
 import type { Database } from '../../store/index.ts';
 import { textList } from '../../text-list.ts';
+import { LIKE_ESCAPE, likeWildcard } from '../../wildcard.ts';
 import { actionValues, grantedRealms } from '../access/index.ts';
 import type { Context, Runtime } from '../context.ts';
 import type { ResolvedUser } from '../directory/index.ts';
+import { checkFilters, checkLength, LIMITS } from '../limits.ts';
 import { ownerOf } from './owner.ts';
 import { pageLinks, pageOf } from './page.ts';
 import { loadTokenPage, type TokenRow } from './store/index.ts';
@@ -56,8 +58,9 @@ const SORTABLE = new Set([
   'id',
 ]);
 
-function likePattern(v: string): string {
-  return v.replace(/[!%_]/g, (c) => `!${c}`).replace(/\*/g, '%');
+/** `column LIKE pattern`: `*` in the value is any text, everything else literal. */
+function like(column: Expression<unknown>, pattern: string): RawBuilder<boolean> {
+  return sql<boolean>`${column} LIKE ${likeWildcard(pattern)} ESCAPE ${sql.lit(LIKE_ESCAPE)}`;
 }
 
 /**
@@ -85,6 +88,9 @@ export async function listTokens(
   ctx: Context,
   q: ListQuery,
 ): Promise<{ tokens: TokenView[]; count: number; prev: number | null; next: number | null }> {
+  // infovalue is compared, never a pattern: as long as a stored tokeninfo value may be.
+  checkFilters({ ...q, infovalue: undefined });
+  checkLength('infovalue', q.infovalue, LIMITS.text);
   const everyToken = ctx.store.db.selectFrom('token');
   let query = ownerColumnFilters(attributeFilters(everyToken, q), q);
   const ownerQuery = ctx.caller.role === 'user' ? { user: ctx.caller.username, realm: ctx.caller.realm } : q;
@@ -136,20 +142,16 @@ function attributeFilters(everyToken: TokenQuery, q: ListQuery): TokenQuery {
   let query = everyToken;
   const serials = q.serial && !q.serial.includes('*') ? q.serial.split(',').map((s) => s.trim()) : undefined;
   if (serials) query = query.where('token.serial', 'in', serials);
-  else if (q.serial) query = query.where(sql<boolean>`token.serial LIKE ${likePattern(q.serial)} ESCAPE '!'`);
-  if (q.type)
-    query = query.where(sql<boolean>`token.tokentype LIKE ${likePattern(q.type.toLowerCase())} ESCAPE '!'`);
-  if (q.description)
-    query = query.where(sql<boolean>`token.description LIKE ${likePattern(q.description)} ESCAPE '!'`);
+  else if (q.serial) query = query.where(like(sql.ref('token.serial'), q.serial));
+  if (q.type) query = query.where(like(sql.ref('token.tokentype'), q.type.toLowerCase()));
+  if (q.description) query = query.where(like(sql.ref('token.description'), q.description));
   if (q.active === 'true' || q.active === 'false')
     query = query.where('token.active', '=', q.active === 'true' ? 1 : 0);
   for (const [name, v] of Object.entries(q))
     if (typeof v === 'string' && v.includes('\u0000'))
       throw new ParameterError(`The value of '${name}' contains a NUL character`);
   if (q.rollout_state?.includes('*'))
-    query = query.where(
-      sql<boolean>`LOWER(token.rollout_state) LIKE ${likePattern(q.rollout_state.toLowerCase())} ESCAPE '!'`,
-    );
+    query = query.where(like(sql`LOWER(token.rollout_state)`, q.rollout_state.toLowerCase()));
   else if (q.rollout_state) query = query.where('token.rollout_state', '=', q.rollout_state);
   if (q.type_list !== undefined) query = query.where('token.tokentype', 'in', typeList(q.type_list));
   return infoFilter(query, q);
@@ -194,8 +196,7 @@ function ownerColumnFilters(query: TokenQuery, q: ListQuery): TokenQuery {
         ['tokenowner.user_id', userid],
         ['tokenowner.resolver', resolver],
       ] as const) {
-        if (v?.includes('*'))
-          owners = owners.where(sql<boolean>`${sql.ref(column)} LIKE ${likePattern(v)} ESCAPE '!'`);
+        if (v?.includes('*')) owners = owners.where(like(sql.ref(column), v));
         else if (v) owners = owners.where(column, '=', v);
       }
       return exists(owners);

@@ -16,6 +16,7 @@ import {
   userStore,
   userStoreOf,
 } from '../directory/index.ts';
+import { checkFilters, checkLength, LIMITS } from '../limits.ts';
 import { attributesOfResolver, customAttributes, mergeAttributes } from './attributes.ts';
 
 /** How many users one listing returns at most from each resolver. */
@@ -51,6 +52,7 @@ export interface ListQuery {
 export type UserListEntry = Record<string, string | string[] | boolean>;
 
 export async function listUsers(ctx: Context, q: ListQuery): Promise<UserListEntry[]> {
+  checkFilters({ ...q.search, realm: q.realm, resolver: q.resolver });
   if (ctx.caller.role === 'user') {
     const me = await requireUser(ctx, ctx.caller.username, ctx.caller.realm);
     const custom =
@@ -177,6 +179,7 @@ export async function createUser(
   password: string | undefined,
 ): Promise<string> {
   if (!username) throw ParameterError.missing('user');
+  checkLength('password', password, LIMITS.password);
   const h = await editableStore(ctx, resolver);
   if (await h.store.findByLogin(username))
     throw new UserError(`The user '${username}' already exists in resolver '${h.name}'.`);
@@ -190,6 +193,7 @@ export async function updateUser(
   changes: UserChanges,
   password: string | undefined,
 ): Promise<boolean> {
+  checkLength('password', password, LIMITS.password);
   const h = await editableStore(ctx, resolver);
   const user = await h.store.findByLogin(username);
   if (!user) throw new UserError(`The user '${username}' does not exist in resolver '${h.name}'.`);

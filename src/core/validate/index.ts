@@ -2,11 +2,7 @@
 // application that asked), challenge-response, the authentication policies, polling a
 // transaction, and what an answer means (ACCEPT, CHALLENGE, REJECT, DECLINED; the audit columns).
 export { check, clientCheck, clientPoll } from './check.ts';
-export {
-  answerOf,
-  checkAuditColumns,
-  commandCheckColumns,
-} from './outcome.ts';
+export { answerOf, checkAuditColumns, pollAuditColumns } from './outcome.ts';
 export type { CheckInput, CheckResult } from './request.ts';
 export { samlAttributes } from './saml.ts';
 export { triggerChallenge } from './trigger.ts';

@@ -1,7 +1,7 @@
 // What an authentication answered, for every front end that renders it: result.authentication of
 // the envelope, the audit row's authentication column, a RADIUS server's Access-Accept/-Challenge/
 // -Reject, the CLI's verdict; and the audit columns of a check.
-import type { CheckAudit, CheckResult } from './request.ts';
+import type { CheckAudit } from './request.ts';
 
 /** result.authentication (reference 1.1), also the audit column of the same name. */
 export type CheckAnswer = 'ACCEPT' | 'CHALLENGE' | 'REJECT' | 'DECLINED';
@@ -38,13 +38,23 @@ export interface CheckColumns {
   token_type: string;
   info: string;
   authentication: CheckAnswer;
+  success: boolean;
+}
+
+/** A check's or a triggered challenge's result: the verdict (a check) or the challenges created (a trigger). */
+interface AuditedAnswer {
+  value: boolean | number;
+  detail?: Record<string, unknown> | undefined;
+  audit: CheckAudit;
 }
 
 /**
  * The audit columns of a check or a triggered challenge (the API's row and the CLI's alike): the
- * user found (else the one named), the deciding token, the message, and the answer.
+ * user found (else the one named), the deciding token, the message, the answer, and the success
+ * privacyIDEA records: a check's is its verdict (a REJECT or a CHALLENGE is no success, which is
+ * what failed-login reports and SIEM queries count), a trigger's whether it created challenges.
  */
-export function checkAuditColumns(res: Answered & { audit: CheckAudit }): CheckColumns {
+export function checkAuditColumns(res: AuditedAnswer): CheckColumns {
   const a = res.audit;
   return {
     user: a.user,
@@ -54,13 +64,14 @@ export function checkAuditColumns(res: Answered & { audit: CheckAudit }): CheckC
     token_type: a.tokenType,
     info: a.info,
     authentication: answerOf(res),
+    success: res.value === true || (typeof res.value === 'number' && res.value > 0),
   };
 }
 
-/**
- * The columns of the row a CLI command writes for the check it ran: a command answers no request
- * whose success the row could record, so its success is the verdict.
- */
-export function commandCheckColumns(res: CheckResult): CheckColumns & { success: boolean } {
-  return { ...checkAuditColumns(res), success: res.value };
+/** The audit columns of a poll: the transaction, the answer, and success when the challenge was answered. */
+export function pollAuditColumns(
+  res: Answered & { value: boolean },
+  transactionId: string,
+): { info: string; authentication: CheckAnswer; success: boolean } {
+  return { info: `transaction_id: ${transactionId}`, authentication: answerOf(res), success: res.value };
 }

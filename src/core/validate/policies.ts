@@ -171,8 +171,10 @@ function parseLimit(value: string): { count: number; seconds: number } {
 }
 
 /**
- * Authentications of the user in the period, from the audit rows of /validate/check (by their
- * result: ACCEPT or REJECT, challenges not counted) and of /auth (by success).
+ * Authentications of the user in the period, from the audit rows of /validate/check and /auth by
+ * their answer: ACCEPT a success, REJECT a failure, a CHALLENGE (not yet an authentication) neither.
+ * The answer, not the success column, so that rows written before success meant the verdict (a
+ * REJECT of /validate/check had success 1, a CHALLENGE of /auth too) count alike.
  */
 async function countAuthentications(
   rt: Runtime,
@@ -187,15 +189,8 @@ async function countAuthentications(
     .where('user', '=', user.login)
     .where('realm', '=', user.realm)
     .where('date', '>=', since)
-    .where((eb) =>
-      eb.or([
-        eb.and([
-          eb('action', 'like', '%/validate/check'),
-          eb('authentication', '=', success ? 'ACCEPT' : 'REJECT'),
-        ]),
-        eb.and([eb('action', 'like', '%/auth'), eb('success', '=', success ? 1 : 0)]),
-      ]),
-    )
+    .where((eb) => eb.or([eb('action', 'like', '%/validate/check'), eb('action', 'like', '%/auth')]))
+    .where('authentication', '=', success ? 'ACCEPT' : 'REJECT')
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }

@@ -5,6 +5,7 @@ import { ParameterError } from '../../errors.ts';
 import type { PolicySet } from '../../policy/index.ts';
 import type { Runtime } from '../context.ts';
 import { type ResolvedUser, splitLogin, userStore } from '../directory/index.ts';
+import { checkLength, LIMITS } from '../limits.ts';
 import type { LoadedToken } from '../token/index.ts';
 import { type Detail, mangle, RequestPolicies, rewrittenRealm, type Who } from './policies.ts';
 
@@ -42,8 +43,13 @@ export interface CheckResult {
   audit: CheckAudit;
 }
 
-/** check_user_serial_or_cred_id_in_request. */
-export function checkRequestParams(p: { user?: string | undefined; serial?: string | undefined }): void {
+/** check_user_serial_or_cred_id_in_request, and a pass no longer than any password. */
+export function checkRequestParams(p: {
+  user?: string | undefined;
+  serial?: string | undefined;
+  pass?: string | undefined;
+}): void {
+  checkLength('pass', p.pass, LIMITS.password);
   if (!p.user && !p.serial) throw new ParameterError('You need to specify a serial, user or credential_id.');
   if (p.serial?.includes('*')) throw new ParameterError('Invalid serial number.');
   if (p.user?.includes('%')) throw new ParameterError('Invalid user.');

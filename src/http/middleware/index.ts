@@ -1,13 +1,14 @@
 // The steps of the HTTP pipeline, one small named Koa middleware each (node-oidc-provider style).
-// Every request: startRequest → writeAuditRow → renderAnswer → catchFailure → readParameters →
-// the router; every matched route: openRoute → authenticate → checkRight → runHandler (the two
+// Every request: setSecurityHeaders → startRequest → writeAuditRow → renderAnswer → catchFailure →
+// readParameters → the router; every matched route: openRoute → authenticate → checkRight → runHandler (the two
 // middle ones only for routes that admit roles). They talk through koa.state (src/http/state.ts).
 export { authenticate } from './authenticate.ts';
 export { catchFailure } from './catch-failure.ts';
 export { checkRight, type RouteAction, type RouteTarget } from './check-right.ts';
 export { auditAction, openRoute } from './open-route.ts';
 export { readParameters } from './read-parameters.ts';
-export { renderAnswer } from './render-answer.ts';
+export { type Answer, answerer, renderAnswer } from './render-answer.ts';
 export { type ApiCall, type Handler, runHandler } from './run-handler.ts';
+export { securityHeaders, servesTls, setSecurityHeaders } from './set-security-headers.ts';
 export { startRequest } from './start-request.ts';
 export { writeAuditRow } from './write-audit-row.ts';

@@ -2,7 +2,7 @@
 // token types the caller may enroll.
 import {
   enrollableTypes,
-  FAILED_LOGIN_COLUMNS,
+  failedLoginColumns,
   type LoginResult,
   login,
   loginColumns,
@@ -16,17 +16,17 @@ export function authRoutes(r: RouteTable): void {
 
 const logIn: Handler = async ({ rt, params, audit, client }) => {
   audit.user = params.str('username') ?? '';
+  const attempt = { username: params.str('username'), realm: params.str('realm') };
   const result = await login(rt, {
-    username: params.str('username'),
+    ...attempt,
     password: params.str('password'),
-    realm: params.str('realm'),
     client,
     transactionId: params.str('transaction_id'),
-  }).catch((e) => {
-    Object.assign(audit, FAILED_LOGIN_COLUMNS);
+  }).catch(async (e) => {
+    Object.assign(audit, await failedLoginColumns(rt, attempt));
     throw e;
   });
-  Object.assign(audit, loginColumns(result));
+  Object.assign(audit, await loginColumns(rt, attempt, result));
   if ('challenge' in result) return { rid: 2, value: false, detail: result.challenge };
   return { rid: 2, value: loggedIn(result), ...(result.detail ? { detail: result.detail } : {}) };
 };

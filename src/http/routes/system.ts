@@ -84,7 +84,8 @@ function configEntries(params: Params): ConfigEntry[] {
     if (NOT_CONFIG.has(name)) continue;
     const attribute = /^(.*)\.(type|desc)$/.exec(name);
     if (attribute) {
-      if (all[attribute[1]!] === undefined) {
+      // Own keys only: `constructor.type` must not find Object's constructor.
+      if (!Object.hasOwn(all, attribute[1]!)) {
         throw new ParameterError(`'${name}' is given without '${attribute[1]}'`);
       }
       continue;

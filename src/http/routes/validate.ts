@@ -9,6 +9,7 @@ import {
   checkAuditColumns,
   clientCheck,
   clientPoll,
+  pollAuditColumns,
   samlAttributes,
   triggerChallenge,
 } from '../../core/validate/index.ts';
@@ -99,6 +100,6 @@ const poll: Handler = async ({ rt, params, audit, client, headers }) => {
   const tid = params.str('transaction_id');
   if (!tid) throw ParameterError.missing('transaction_id');
   const res = await clientPoll(rt, client, authorizationOf(headers), tid);
-  audit.info = `transaction_id: ${tid}`;
+  Object.assign(audit, pollAuditColumns(res, tid));
   return { rid: 2, value: res.value, detail: res.detail };
 };

@@ -3,6 +3,7 @@
 
 import type tls from 'node:tls';
 import { ParameterError } from '../../errors.ts';
+import type { AllowedFiles } from '../../files/index.ts';
 import { textList } from '../../text-list.ts';
 import { settingBool, settingInt, settingMap, settingText } from '../settings.ts';
 import type { ResolverSettings } from '../user-store.ts';
@@ -150,7 +151,7 @@ function parseUidType(s: ResolverSettings): string {
   return raw === '' || raw.toLowerCase() === 'dn' ? 'DN' : attributeName('UIDTYPE', raw);
 }
 
-export function parseConfig(s: ResolverSettings): LdapConfig {
+export function parseConfig(s: ResolverSettings, files: AllowedFiles): LdapConfig {
   const servers = parseServers(settingText(s, 'LDAPURI'));
   const base = settingText(s, 'LDAPBASE').trim();
   if (base === '') throw ParameterError.missing('LDAPBASE');
@@ -177,7 +178,7 @@ export function parseConfig(s: ResolverSettings): LdapConfig {
     editable: settingBool(s, 'EDITABLE', false),
     // Ignored for ldaps:// servers (connection.ts), as privacyIDEA does.
     startTls: settingBool(s, 'START_TLS', false),
-    tls: tlsOptions(s),
+    tls: tlsOptions(s, files),
     scope: parseScope(settingText(s, 'SCOPE')),
     objectClasses: stringList(s, 'OBJECT_CLASSES', [...DEFAULT_OBJECT_CLASSES], true),
     dnTemplate: settingText(s, 'DN_TEMPLATE').trim(),

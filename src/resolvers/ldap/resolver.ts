@@ -9,15 +9,15 @@ import { ignoredSettings } from './warnings.ts';
 export const ldapResolver: ResolverKind = {
   type: 'ldapresolver',
   settings: LDAP_SETTINGS,
-  validate(settings) {
-    parseConfig(settings);
+  validate(settings, files) {
+    parseConfig(settings, files);
   },
   warnings: ignoredSettings,
-  open: (settings, env) => new LdapStore(parseConfig(settings), env),
+  open: (settings, env) => new LdapStore(parseConfig(settings, env.files), env),
   async test(settings: ResolverSettings, env: StoreEnvironment): Promise<TestResult> {
     let store: LdapStore | undefined;
     try {
-      store = new LdapStore(parseConfig(settings), env);
+      store = new LdapStore(parseConfig(settings, env.files), env);
       const { count, withUid } = await store.count();
       return {
         value: true,

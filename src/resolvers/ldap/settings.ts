@@ -1,6 +1,6 @@
 // The settings of an LDAP resolver as the API describes them (types, defaults), with privacyIDEA's
 // LDAPIdResolver names.
-import type { SettingSpec } from '../user-store.ts';
+import type { PlainSettingSpec, SettingSpec } from '../user-store.ts';
 
 export const DEFAULT_USERINFO: Readonly<Record<string, string>> = {
   phone: 'telephoneNumber',
@@ -18,10 +18,10 @@ export const DEFAULT_OBJECT_CLASSES: readonly string[] = [
 ];
 
 const spec = (
-  type: SettingSpec['type'],
+  type: PlainSettingSpec['type'],
   description: string,
-  extra: Partial<SettingSpec> = {},
-): SettingSpec => ({ type, description, ...extra });
+  extra: Partial<PlainSettingSpec> = {},
+): PlainSettingSpec => ({ type, description, ...extra });
 
 export const LDAP_SETTINGS: Record<string, SettingSpec> = {
   LDAPURI: spec(
@@ -34,7 +34,13 @@ export const LDAP_SETTINGS: Record<string, SettingSpec> = {
   LDAPBASE: spec('string', 'Base DN of the user search', { required: true }),
   AUTHTYPE: spec('string', 'Simple or Anonymous', { default: 'Simple' }),
   BINDDN: spec('string', 'DN of the service account that searches the directory (empty: anonymous)'),
-  BINDPW: spec('password', 'Password of BINDDN'),
+  BINDPW: {
+    type: 'password',
+    description: 'Password of BINDDN',
+    // The server, the account, and the TLS settings that decide who may answer in the server's name
+    // (or whether anyone on the way reads along).
+    destination: ['LDAPURI', 'BINDDN', 'START_TLS', 'TLS_VERIFY', 'TLS_CA_FILE', 'CACERTIFICATE'],
+  },
   TIMEOUT: spec('int', 'Seconds to connect and for every LDAP request', { default: '5' }),
   CACHE_TIMEOUT: spec('int', 'Seconds users found are cached (0: no cache)', { default: '120' }),
   SIZELIMIT: spec('int', 'Maximum number of users a search returns', { default: '500' }),

@@ -3,7 +3,7 @@
 // (referrals) are never chased and never fail a search, whatever NOREFERRALS says.
 import { type Entry, ResultCodeError } from 'ldapts';
 import { ParameterError, ResolverError } from '../../errors.ts';
-import { wildcardMatcher } from '../settings.ts';
+import { wildcardMatcher } from '../../wildcard.ts';
 import type { StoreEnvironment, UserChanges, UserRecord, UserSearch, UserStore } from '../user-store.ts';
 import { LookupCache } from './cache.ts';
 import type { LdapConfig, Scope } from './config.ts';

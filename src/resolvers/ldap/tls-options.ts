@@ -6,9 +6,9 @@
 // exactly that version. `1.0`…`1.3` (or `TLSv1.2` …) mean "at least this version". Empty: Node's
 // defaults (TLS 1.2 or 1.3). TLS_VERIFY defaults to true (fail closed); the server certificate is
 // checked against TLS_CA_FILE and/or CACERTIFICATE, or the system CAs when neither is given.
-import { readFileSync } from 'node:fs';
 import type tls from 'node:tls';
 import { ParameterError } from '../../errors.ts';
+import type { AllowedFiles } from '../../files/index.ts';
 import { settingBool, settingText } from '../settings.ts';
 import type { ResolverSettings } from '../user-store.ts';
 
@@ -38,19 +38,11 @@ function tlsVersions(value: string): Pick<tls.ConnectionOptions, 'minVersion' | 
   );
 }
 
-/** The PEM certificates of TLS_CA_FILE and CACERTIFICATE. */
-function trustedCas(s: ResolverSettings): string[] {
+/** The PEM certificates of TLS_CA_FILE (read under the rule of src/files) and CACERTIFICATE. */
+function trustedCas(s: ResolverSettings, files: AllowedFiles): string[] {
   const ca: string[] = [];
   const caFile = settingText(s, 'TLS_CA_FILE').trim();
-  if (caFile !== '') {
-    try {
-      ca.push(readFileSync(caFile, 'utf8'));
-    } catch (e) {
-      throw new ParameterError(
-        `TLS_CA_FILE: cannot read ${caFile}: ${(e as NodeJS.ErrnoException).code ?? e}`,
-      );
-    }
-  }
+  if (caFile !== '') ca.push(files.read(caFile, 'TLS_CA_FILE').toString('utf8'));
   const caText = settingText(s, 'CACERTIFICATE').trim();
   if (caText !== '') ca.push(caText);
   if (ca.length > 0 && !ca.every((c) => c.includes('-----BEGIN CERTIFICATE-----'))) {
@@ -59,9 +51,9 @@ function trustedCas(s: ResolverSettings): string[] {
   return ca;
 }
 
-export function tlsOptions(s: ResolverSettings): tls.ConnectionOptions {
+export function tlsOptions(s: ResolverSettings, files: AllowedFiles): tls.ConnectionOptions {
   const verify = settingBool(s, 'TLS_VERIFY', true);
-  const ca = trustedCas(s);
+  const ca = trustedCas(s, files);
   return {
     rejectUnauthorized: verify,
     ...(verify && ca.length > 0 ? { ca } : {}),

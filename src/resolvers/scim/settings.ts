@@ -35,7 +35,13 @@ export const SCIM_SETTINGS = {
     description: 'OAuth 2.0 client id (client-credentials grant)',
     aliases: ['authclient'],
   },
-  Secret: { type: 'password', description: 'OAuth 2.0 client secret', aliases: ['authsecret'] },
+  Secret: {
+    type: 'password',
+    description: 'OAuth 2.0 client secret',
+    aliases: ['authsecret'],
+    // Sent to the token endpoint; the access token it buys goes to the resource server.
+    destination: ['Authserver', 'Resourceserver', 'Client'],
+  },
   Mapping: {
     type: 'json',
     description: 'JSON map privacyIDEA attribute → SCIM attribute path (e.g. emails[type=work].value)',

@@ -7,7 +7,7 @@
 // class silently answers false). Users of a SCIM store authenticate with their tokens' OTP values
 // or through another resolver of the realm.
 import { ResolverError } from '../../errors.ts';
-import { wildcardMatcher } from '../settings.ts';
+import { wildcardMatcher } from '../../wildcard.ts';
 import type { StoreEnvironment, UserRecord, UserSearch, UserStore } from '../user-store.ts';
 import { parseJson, ScimClient } from './client.ts';
 import type { ScimConfig } from './config.ts';

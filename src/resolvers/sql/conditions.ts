@@ -2,12 +2,10 @@
 // always bound as parameters, and the parsed Where setting.
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Dialect } from '../../store/index.ts';
+import { LIKE_ESCAPE, likeLiteral, likeWildcard } from '../../wildcard.ts';
 import type { WhereCondition } from './where.ts';
 
-/** A LIKE pattern (with ESCAPE '!') matching the text literally. */
-function likeLiteral(s: string): string {
-  return s.replace(/[!%_]/g, '!$&');
-}
+const ESCAPE = sql.lit(LIKE_ESCAPE);
 
 export function equals(dialect: Dialect, column: string, value: string): Expression<SqlBool> {
   const ref = sql.ref(column);
@@ -15,7 +13,7 @@ export function equals(dialect: Dialect, column: string, value: string): Express
   // would find the users 5 and 0) and ignores trailing blanks in `=` ('alice ' is alice). The
   // second comparison, a LIKE without wildcards, is exact in both respects; the first keeps the index.
   if (dialect === 'mysql') {
-    return sql<SqlBool>`(${ref} = ${value} AND CAST(${ref} AS CHAR) LIKE ${likeLiteral(value)} ESCAPE '!')`;
+    return sql<SqlBool>`(${ref} = ${value} AND CAST(${ref} AS CHAR) LIKE ${likeLiteral(value)} ESCAPE ${ESCAPE})`;
   }
   return sql<SqlBool>`${ref} = ${value}`;
 }
@@ -23,10 +21,10 @@ export function equals(dialect: Dialect, column: string, value: string): Express
 export function matches(dialect: Dialect, column: string, pattern: string): Expression<SqlBool> {
   if (!pattern.includes('*')) return equals(dialect, column, pattern);
   // `*` is the only wildcard: % and _ in the value are literal.
-  const like = likeLiteral(pattern).replaceAll('*', '%');
+  const like = likeWildcard(pattern);
   const ref = sql.ref(column);
-  if (dialect === 'postgres') return sql<SqlBool>`CAST(${ref} AS TEXT) ILIKE ${like} ESCAPE '!'`;
-  return sql<SqlBool>`${ref} LIKE ${like} ESCAPE '!'`;
+  if (dialect === 'postgres') return sql<SqlBool>`CAST(${ref} AS TEXT) ILIKE ${like} ESCAPE ${ESCAPE}`;
+  return sql<SqlBool>`${ref} LIKE ${like} ESCAPE ${ESCAPE}`;
 }
 
 export function whereFilter(where: readonly WhereCondition[]): Expression<SqlBool>[] {

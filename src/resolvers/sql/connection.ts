@@ -12,18 +12,19 @@ const CONNECT_TIMEOUT_MS = 5000;
 /** Any single operation, connection included: the last guard against a server that stalls mid-query. */
 export const OPERATION_TIMEOUT_MS = 15_000;
 
-function targetOf(cfg: SqlConfig): DatabaseTarget {
-  if (cfg.dialect === 'sqlite') return { dialect: 'sqlite', file: cfg.database };
+function targetOf(cfg: SqlConfig, sqliteFile: string): DatabaseTarget {
+  if (cfg.dialect === 'sqlite') return { dialect: 'sqlite', file: sqliteFile };
   const { server: host, port, user, password, database } = cfg;
   return { dialect: cfg.dialect, host, port, user, password, database };
 }
 
 /**
  * The resolver's own small pool. A missing SQLite file is never created (a typo would silently make
- * an empty user store), and the file is opened read-only unless the store is editable.
+ * an empty user store), and the file is opened read-only unless the store is editable. For SQLite,
+ * `sqliteFile` is the file's real path, checked by the caller.
  */
-export function openUserDatabase(cfg: SqlConfig): Promise<Db> {
-  return openPool(targetOf(cfg), {
+export function openUserDatabase(cfg: SqlConfig, sqliteFile: string): Promise<Db> {
+  return openPool(targetOf(cfg, sqliteFile), {
     maxConnections: cfg.poolSize,
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
     sqlite: { readOnly: !cfg.editable, busyTimeoutMs: CONNECT_TIMEOUT_MS },

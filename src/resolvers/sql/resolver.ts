@@ -8,8 +8,9 @@ import { SqlStore } from './store.ts';
 export const sqlResolver: ResolverKind = {
   type: 'sqlresolver',
   settings: SQL_SETTINGS,
-  validate(settings) {
-    configOf(settings);
+  validate(settings, files) {
+    const cfg = configOf(settings);
+    if (cfg.dialect === 'sqlite') files.checkSetting(cfg.database, 'Database');
   },
   open: (settings, env) => new SqlStore(configOf(settings), env),
   async test(settings, env): Promise<TestResult> {

@@ -15,7 +15,11 @@ export const SQL_SETTINGS: Record<string, SettingSpec> = {
     required: true,
   },
   User: { type: 'string', description: 'Database user' },
-  Password: { type: 'password', description: 'Password of the database user' },
+  Password: {
+    type: 'password',
+    description: 'Password of the database user',
+    destination: ['Driver', 'Server', 'Port', 'Database', 'User'],
+  },
   Table: { type: 'string', description: 'Table of the users, optionally schema.table', required: true },
   Map: {
     type: 'json',

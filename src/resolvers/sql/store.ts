@@ -47,12 +47,24 @@ export class SqlStore implements UserStore {
   private database(): Promise<Db> {
     if (this.closed) return Promise.reject(new ResolverError('The SQL resolver was closed'));
     if (!this.db) {
-      this.db = openUserDatabase(this.cfg);
+      this.db = this.open();
       this.db.catch(() => {
         this.db = undefined; // try again on the next call
       });
     }
     return this.db;
+  }
+
+  /**
+   * An SQLite file is checked under the rule of src/files and opened at the real path checked; one
+   * that is not there fails like a server that is not there.
+   */
+  private async open(): Promise<Db> {
+    const { cfg, env } = this;
+    if (cfg.dialect !== 'sqlite') return openUserDatabase(cfg, '');
+    const file = env.files.realPath(cfg.database, 'Database');
+    if (file === undefined) throw Object.assign(new Error('no such database file'), { code: 'ENOENT' });
+    return openUserDatabase(cfg, file);
   }
 
   /** Runs one operation with the time bound; database failures become a ResolverError. */

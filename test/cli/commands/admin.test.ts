@@ -3,8 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyAdmin } from '../../../src/core/auth/admins.ts';
+import { SESSION_ENDED } from '../../../src/core/auth/sessions.ts';
+import { REUSE_MS } from '../../../src/core/change-counters.ts';
+import { localOperator, withCaller } from '../../../src/core/context.ts';
+import { setRealm } from '../../../src/core/realm/index.ts';
+import { saveResolver } from '../../../src/core/resolver/index.ts';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json, runCli } from '../../helpers/cli.ts';
 import { testDialects } from '../../helpers/dialects.ts';
+import { writePasswdFile } from '../../helpers/user-stores.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** JWTs carry whole seconds: waits for the next one, so that a change comes after a login's second. */
+const nextSecond = () => sleep(1010 - (Date.now() % 1000));
 
 describe.each(testDialects())('authsrv admin on %s', (dialect) => {
   let c: CliEnv;
@@ -116,6 +126,76 @@ describe.each(testDialects())('authsrv admin on %s', (dialect) => {
       expectOneLineError(await c.run(['admin', 'passwd', 'alice', '--password-stdin'], 'short\n')),
     ).toMatch(/at least 8/);
     expect(await verifyAdmin(rt, 'alice', 'Alice-pass-2')).toBe(true);
+  });
+
+  it("logs an administrator out: the running server refuses that one's JWT, a new login works", async () => {
+    await c.run(['admin', 'add', 'alice', '--password-stdin'], 'Alice-pass-1\n');
+    const server = await c.server();
+    const login = async () => {
+      const r = await fetch(`${server.url}/auth`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username: 'alice', password: 'Alice-pass-1' }),
+      });
+      return ((await r.json()) as Json).result.value.token as string;
+    };
+    const tokens = async (token: string) => {
+      const r = await fetch(`${server.url}/token/`, { headers: { Authorization: token } });
+      return { status: r.status, json: (await r.json()) as Json };
+    };
+    const old = await login();
+    expect((await tokens(old)).status).toBe(200);
+    await nextSecond();
+    const r = await c.run(['admin', 'logout', 'alice', '--json']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const ended = JSON.parse(r.stdout);
+    expect(ended).toMatchObject({ name: 'alice', realm: '' });
+    expect(Date.parse(ended.validAfter)).toBeGreaterThan(Date.now() - 10_000);
+    // The CLI is another node: the server sees its change within REUSE_MS.
+    await sleep(REUSE_MS + 50);
+    const refused = await tokens(old);
+    expect(refused.status).toBe(401);
+    expect(refused.json.result.error).toEqual({ code: 4304, message: SESSION_ENDED });
+    expect((await tokens(await login())).status).toBe(200);
+    const text = await c.run(['admin', 'logout', 'alice']);
+    expect(text.stdout).toMatch(
+      /^Sessions of 'alice' ended: tokens issued before \d{4}-.*Z are refused\.\n$/,
+    );
+    expect(expectOneLineError(await c.run(['admin', 'logout', 'nobody']))).toBe(
+      "authsrv: Administrator 'nobody' does not exist",
+    );
+    const rows = (await auditRows()).filter((row) => row.action === 'CLI admin logout');
+    expect(rows.map((row) => [row.success, row.administrator, row.info.split(' ')[0]])).toEqual([
+      [1, `${CLI_USER}@cli`, 'alice'],
+      [1, `${CLI_USER}@cli`, 'alice'],
+      [0, `${CLI_USER}@cli`, 'nobody'],
+    ]);
+  });
+
+  it('logs a realm user out with --realm, whether or not the user store still knows the name', async () => {
+    const rt = await c.runtime();
+    const ctx = withCaller(rt, localOperator());
+    const file = await writePasswdFile(c.dataDir, 'users', [{ login: 'bob', password: 'bobpw', uid: 1001 }]);
+    await saveResolver(ctx, 'files', { type: 'passwdresolver', Filename: file });
+    await setRealm(ctx, 'realm1', ['files'], {});
+    const r = await c.run(['admin', 'logout', 'Bob', '--realm', 'REALM1', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ name: 'Bob', realm: 'realm1' });
+    const gone = await c.run(['admin', 'logout', 'carol', '--realm', 'realm1']);
+    expect(gone.stdout).toMatch(/^Sessions of carol@realm1 ended/);
+    expect(
+      await rt.store.db.selectFrom('session_revocation').select(['realm', 'username']).execute(),
+    ).toEqual(
+      expect.arrayContaining([
+        { realm: 'realm1', username: 'bob' },
+        { realm: 'realm1', username: 'carol' },
+      ]),
+    );
+    expect(expectOneLineError(await c.run(['admin', 'logout', 'bob', '--realm', 'nosuch']))).toBe(
+      "authsrv: The realm 'nosuch' does not exist.",
+    );
+    const row = (await auditRows()).find((x) => x.action === 'CLI admin logout');
+    expect(row).toMatchObject({ success: 1, user: 'Bob', realm: 'realm1' });
   });
 
   it('deletes an administrator, and an unknown one is an error', async () => {

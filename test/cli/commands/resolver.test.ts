@@ -127,19 +127,16 @@ describe.each(testDialects())('authsrv resolver on %s', (dialect) => {
     });
     expect((await c.run(['resolver', 'list'])).stdout).not.toContain('S3cret');
 
-    // __CENSORED__ is not a secret: it keeps the stored one, as on the API.
-    const update = [
-      'resolver',
-      'set',
-      'cloud',
-      '--type',
-      'scimresolver',
-      'Client=other',
-      'Secret=__CENSORED__',
-    ];
-    expect((await c.run(update)).code).toBe(0);
+    // __CENSORED__ is not a secret: it keeps the stored one, as on the API, but only for the
+    // destination it was stored for (another Client must give its own secret).
+    const update = ['resolver', 'set', 'cloud', '--type', 'scimresolver', 'Secret=__CENSORED__'];
+    expect(expectOneLineError(await c.run([...update, 'Client=other']))).toMatch(
+      /Secret and CACHE_TIMEOUT must be given again: Client differs from the stored settings/,
+    );
+    expect(await storedConfig(c, 'cloud')).toBe(config);
+    expect((await c.run([...update, 'TIMEOUT=7'])).code).toBe(0);
     const after = JSON.parse((await storedConfig(c, 'cloud'))!);
-    expect(after.settings.Client).toBe('other');
+    expect(after.settings.TIMEOUT).toBe('7');
     expect(rt.hsm.decrypt(after.settings.Secret)).toBe('S3cret-x');
   });
 });
@@ -160,12 +157,13 @@ describe('authsrv resolver test and input errors', () => {
   it('tests settings: prints the description, exit 0 when they work and 1 when not', async () => {
     const ok = await c.run(['resolver', 'test', '--type', 'passwdresolver', `Filename=${passwd}`]);
     expect(ok).toEqual({ code: 0, stdout: `Found 2 users in ${passwd}.\n`, stderr: '' });
+    // A missing file in an allowed directory (here the data directory) fails the test.
     const missing = await c.run([
       'resolver',
       'test',
       '--type',
       'passwdresolver',
-      'Filename=/nonexistent/passwd',
+      `Filename=${c.dataDir}/nonexistent/passwd`,
     ]);
     expect(missing.code).toBe(1);
     expect(missing.stdout).toMatch(/nonexistent/);
@@ -174,13 +172,21 @@ describe('authsrv resolver test and input errors', () => {
       'test',
       '--type',
       'passwdresolver',
-      'Filename=/nonexistent',
+      `Filename=${c.dataDir}/nonexistent`,
       '--json',
     ]);
     expect(JSON.parse(json.stdout)).toEqual({
       value: false,
       description: expect.stringMatching(/nonexistent/),
     });
+    // A file outside the allowed directories is refused, as over the API (files.allowed_dirs).
+    expect(
+      expectOneLineError(
+        await c.run(['resolver', 'test', '--type', 'passwdresolver', 'Filename=/etc/shadow']),
+      ),
+    ).toBe(
+      "authsrv: Filename: /etc/shadow is not in a directory allowed for the server's files (files.allowed_dirs)",
+    );
 
     // SQL answers with a user count, -1 when it fails; --resolver starts from a stored resolver.
     const db = await writeSqliteUsers(c.dataDir, 'users.db', [{ username: 'carol' }]);

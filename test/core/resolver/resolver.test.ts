@@ -15,7 +15,11 @@ describe('testResolver', () => {
     const file = await writePasswdFile(t.dataDir, 'passwd', [{ login: 'alice', uid: 1001 }]);
     const passwd = (Filename: string) => testResolver(t.ctx, { type: 'passwdresolver', Filename });
     expect(await passwd(file)).toMatchObject({ value: true, succeeded: true });
-    expect(await passwd('/nonexistent/passwd')).toMatchObject({ value: false, succeeded: false });
+    expect(await passwd(`${t.dataDir}/nonexistent/passwd`)).toMatchObject({ value: false, succeeded: false });
+    // A file outside the allowed directories is no failed test but refused (files.allowed_dirs).
+    await expect(passwd('/nonexistent/passwd')).rejects.toThrow(
+      expect.objectContaining({ code: 905, message: expect.stringMatching(/is not in a directory allowed/) }),
+    );
 
     const db = await writeSqliteUsers(t.dataDir, 'users.db', []);
     const sql = (Table: string) =>

@@ -49,6 +49,19 @@ describe('validateEntry', () => {
       expect(() => validateEntry(e), JSON.stringify(e).slice(0, 80)).toThrow(ParameterError);
   });
 
+  it("takes keys named like an object's inherited members as ordinary keys", () => {
+    // Found by test/e2e/fuzz.test.ts: `hasOwnProperty` was looked up as a known key's validator.
+    for (const key of [
+      'constructor',
+      'hasOwnProperty',
+      'valueOf',
+      'toString',
+      '__proto__',
+      '__defineGetter__',
+    ])
+      expect(validateEntry({ key, value: '1' })).toEqual({ key, value: '1', type: '', description: '' });
+  });
+
   it('validates with the stored type when none is given', () => {
     expect(() => validateEntry({ key: 'n', value: 'abc' }, { type: 'int', description: '' })).toThrow(
       ParameterError,
@@ -145,6 +158,22 @@ describe.each(testDialects())('system config service on %s', (dialect) => {
     expect(await getConfigValue(user, 'private')).toBeNull();
     const admin = await listConfig(t.ctx);
     expect(admin).toMatchObject({ PrependPin: 'True', private: 'x', pub: 'p' });
+  });
+
+  it("stores, lists, reads and deletes keys named like an object's inherited members", async () => {
+    const keys = ['constructor', 'hasOwnProperty', 'isPrototypeOf', '__proto__'];
+    expect(await getConfigValue(t.ctx, 'constructor')).toBeNull();
+    await setConfig(
+      t.ctx,
+      keys.map((key) => ({ key, value: `v-${key}` })),
+    );
+    const listed = await listConfig(t.ctx);
+    for (const key of keys) {
+      expect(Object.hasOwn(listed, key), key).toBe(true);
+      expect(listed[key]).toBe(`v-${key}`);
+      expect(await getConfigValue(t.ctx, key)).toBe(`v-${key}`);
+      expect(await deleteConfig(t.ctx, key)).toBe(`v-${key}`);
+    }
   });
 
   it('lets a stored value override a true-when-absent default', async () => {

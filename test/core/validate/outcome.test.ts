@@ -1,7 +1,7 @@
 // What an answer means to the front ends that render it: result.authentication, the audit
-// columns of a check (the API's row and the CLI's).
+// columns of a check (the API's row and the CLI's), of a trigger and of a poll.
 import { describe, expect, it } from 'vitest';
-import { answerOf, checkAuditColumns, commandCheckColumns } from '../../../src/core/validate/index.ts';
+import { answerOf, checkAuditColumns, pollAuditColumns } from '../../../src/core/validate/index.ts';
 
 describe('answerOf', () => {
   const audit = { user: '', realm: '', resolver: '', serial: '', tokenType: '', info: '' };
@@ -32,7 +32,7 @@ describe('answerOf of other answers', () => {
   });
 });
 
-describe('checkAuditColumns and commandCheckColumns', () => {
+describe('checkAuditColumns and pollAuditColumns', () => {
   const audit = {
     user: 'alice',
     realm: 'r1',
@@ -54,13 +54,36 @@ describe('checkAuditColumns and commandCheckColumns', () => {
     expect(checkAuditColumns({ value: true, detail: {}, audit })).toEqual({
       ...columns,
       authentication: 'ACCEPT',
+      success: true,
     });
-    const challenged = { value: 1, detail: { multi_challenge: [{ serial: 'OATH1' }] }, audit };
-    expect(checkAuditColumns(challenged).authentication).toBe('CHALLENGE');
   });
 
-  it("makes the verdict a command's success", () => {
-    const result = { value: false, detail: { message: 'wrong otp pin' }, user: undefined, audit };
-    expect(commandCheckColumns(result)).toEqual({ ...columns, authentication: 'REJECT', success: false });
+  // issue 16 item 10: privacyIDEA records a check's verdict as the row's success, and failed-login
+  // reports, SIEM queries and auth_max_fail count success=0.
+  it("makes a check's verdict its success: a REJECT or a CHALLENGE is none", () => {
+    const rejected = { value: false, detail: { message: 'wrong otp pin' }, user: undefined, audit };
+    expect(checkAuditColumns(rejected)).toEqual({ ...columns, authentication: 'REJECT', success: false });
+    const asked = { value: false, detail: { multi_challenge: [{ serial: 'OATH1' }] }, audit };
+    expect(checkAuditColumns(asked)).toMatchObject({ authentication: 'CHALLENGE', success: false });
+  });
+
+  it('makes a trigger a success when it created challenges', () => {
+    const triggered = { value: 1, detail: { multi_challenge: [{ serial: 'OATH1' }] }, audit };
+    expect(checkAuditColumns(triggered)).toMatchObject({ authentication: 'CHALLENGE', success: true });
+    const none = { value: 0, detail: { multi_challenge: [] }, audit };
+    expect(checkAuditColumns(none)).toMatchObject({ authentication: 'REJECT', success: false });
+  });
+
+  it('makes a poll a success when the challenge was answered', () => {
+    expect(pollAuditColumns({ value: true, detail: { challenge_status: 'accept' } }, '42')).toEqual({
+      info: 'transaction_id: 42',
+      authentication: 'ACCEPT',
+      success: true,
+    });
+    expect(pollAuditColumns({ value: false, detail: { challenge_status: 'pending' } }, '42')).toEqual({
+      info: 'transaction_id: 42',
+      authentication: 'REJECT',
+      success: false,
+    });
   });
 });

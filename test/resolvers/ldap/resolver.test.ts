@@ -4,6 +4,7 @@
 // and a TCP proxy lets a test cut connections and count them.
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
 import { BerReader, BerWriter } from 'ldapts';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,7 @@ import {
 } from '../../../scripts/fixtures/slapd.ts';
 import { ldapResolver } from '../../../src/resolvers/ldap/index.ts';
 import type { ResolverSettings, StoreEnvironment, UserStore } from '../../../src/resolvers/user-store.ts';
+import { allowedFilesIn } from '../../helpers/user-stores.ts';
 
 const GENERATED = 1200;
 const SERVER_SIZE_LIMIT = 500;
@@ -28,7 +30,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let slapd: SlapdFixture;
 let now = Date.parse('2025-06-01T12:00:00Z');
-const env: StoreEnvironment = { log: pino({ level: 'silent' }), clock: () => new Date(now) };
+// The fixture's CA file is in its temporary directory.
+const files = allowedFilesIn(tmpdir());
+const env: StoreEnvironment = { log: pino({ level: 'silent' }), clock: () => new Date(now), files };
 const stores: UserStore[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 
@@ -403,17 +407,23 @@ describe('ldapresolver passwords and binds', () => {
       [{ USERINFO: '{"email": "mail)(x"}' }, /not an LDAP attribute name/],
       [{ LOGINNAMEATTRIBUTE: 'uid=*' }, /not an LDAP attribute name/],
       [{ TLS_VERSION: '9' }, /TLS_VERSION '9' is not supported/],
-      [{ TLS_CA_FILE: '/nonexistent/ca.pem' }, /TLS_CA_FILE: cannot read/],
+      [
+        { TLS_CA_FILE: '/nonexistent/ca.pem' },
+        /TLS_CA_FILE: \/nonexistent\/ca.pem is not in a directory allowed/,
+      ],
+      [{ TLS_CA_FILE: `${tmpdir()}/nonexistent/ca.pem` }, /TLS_CA_FILE: .* does not exist/],
+      [{ TLS_CA_FILE: '/etc/shadow' }, /is not in a directory allowed for the server's files/],
+      [{ TLS_CA_FILE: tmpdir() }, /TLS_CA_FILE: .* is not a regular file/],
       [{ TIMEOUT: '0' }, /TIMEOUT/],
       [{ SCOPE: 'everything' }, /SCOPE/],
       [{ MULTIVALUEATTRIBUTES: '{"a": 1}' }, /MULTIVALUEATTRIBUTES/],
     ];
     for (const [extra, message] of bad) {
-      expect(() => ldapResolver.validate!(settings(extra)), JSON.stringify(extra)).toThrow(message);
+      expect(() => ldapResolver.validate!(settings(extra), files), JSON.stringify(extra)).toThrow(message);
       expect(() => ldapResolver.open(settings(extra), env)).toThrow(expect.objectContaining({ code: 905 }));
     }
     expect(() =>
-      ldapResolver.validate!(settings({ LDAPURI: `ldaps://h1, h2:1389 ,ldap://[::1]` })),
+      ldapResolver.validate!(settings({ LDAPURI: `ldaps://h1, h2:1389 ,ldap://[::1]` }), files),
     ).not.toThrow();
   });
 });

@@ -14,6 +14,7 @@ import { ParameterError, ResolverError } from '../../../src/errors.ts';
 import { tokenEndpoint } from '../../../src/resolvers/scim/config.ts';
 import { scimResolver } from '../../../src/resolvers/scim/index.ts';
 import type { ResolverSettings, StoreEnvironment, UserStore } from '../../../src/resolvers/user-store.ts';
+import { allowedFilesIn } from '../../helpers/user-stores.ts';
 
 const GENERATED = 130;
 const PAGE = 25;
@@ -25,7 +26,12 @@ let scim: ScimServer;
 const stores: UserStore[] = [];
 
 const log = pino({ level: 'silent' });
-const env = (clock: () => number = () => now): StoreEnvironment => ({ log, clock: () => new Date(clock()) });
+const files = allowedFilesIn();
+const env = (clock: () => number = () => now): StoreEnvironment => ({
+  log,
+  clock: () => new Date(clock()),
+  files,
+});
 
 function settings(extra: ResolverSettings = {}): ResolverSettings {
   return {
@@ -550,12 +556,15 @@ describe('settings and test()', () => {
       [{ CACHE_TIMEOUT: 'soon' }, /CACHE_TIMEOUT must be a whole number/],
     ];
     for (const [extra, message] of bad) {
-      expect(() => scimResolver.validate!(settings(extra)), JSON.stringify(extra)).toThrow(ParameterError);
-      expect(() => scimResolver.validate!(settings(extra))).toThrow(message);
+      expect(() => scimResolver.validate!(settings(extra), files), JSON.stringify(extra)).toThrow(
+        ParameterError,
+      );
+      expect(() => scimResolver.validate!(settings(extra), files)).toThrow(message);
     }
     expect(() =>
       scimResolver.validate!(
         settings({ Mapping: '{"x": "name.givenName", "y": "emails[ type = \'work\' ].value"}' }),
+        files,
       ),
     ).not.toThrow();
   });

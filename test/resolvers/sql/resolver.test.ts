@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import BetterSqlite3 from 'better-sqlite3';
 import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
@@ -15,8 +16,11 @@ import {
   type TestDatabase,
   testDialects,
 } from '../../helpers/dialects.ts';
+import { allowedFilesIn } from '../../helpers/user-stores.ts';
 
-const env: StoreEnvironment = { log: pino({ level: 'silent' }), clock: () => new Date() };
+// The SQLite databases of the tests are in temporary directories.
+const files = allowedFilesIn(tmpdir());
+const env: StoreEnvironment = { log: pino({ level: 'silent' }), clock: () => new Date(), files };
 
 type Statement = [text: string, params?: unknown[]];
 
@@ -258,7 +262,7 @@ describe('parseWhere', () => {
 });
 
 describe('sqlresolver settings', () => {
-  const base = { Driver: 'sqlite', Database: '/nonexistent.db', Table: 'users', Map: MAP };
+  const base = { Driver: 'sqlite', Database: `${tmpdir()}/nonexistent.db`, Table: 'users', Map: MAP };
   it.each([
     [{ Driver: 'oracle' }, /Driver 'oracle' is not supported/],
     [{ Driver: '' }, /Driver/],
@@ -277,7 +281,7 @@ describe('sqlresolver settings', () => {
     [{ poolSize: '0' }, /poolSize/],
   ])('%j is refused', (change, message) => {
     const settings = { ...base, ...change };
-    expect(() => sqlResolver.validate!(settings)).toThrow(message);
+    expect(() => sqlResolver.validate!(settings, files)).toThrow(message);
     expect(() => sqlResolver.open(settings, env)).toThrow(ParameterError);
   });
 
@@ -291,7 +295,7 @@ describe('sqlresolver settings', () => {
       'mysql+pymysql',
       'mariadb',
     ]) {
-      expect(() => sqlResolver.validate!({ ...base, Driver })).not.toThrow();
+      expect(() => sqlResolver.validate!({ ...base, Driver }, files)).not.toThrow();
     }
   });
 

@@ -104,7 +104,7 @@ export async function importTokens(ctx: Context, req: ImportRequest): Promise<Im
   for (const r of realms) {
     if (!(await realmExists(ctx, r))) throw new ParameterError(`The realm '${r}' does not exist.`);
   }
-  const parsed = parseTokenFile(req);
+  const parsed = await parseTokenFile(req);
   const settings = await typeSettings(ctx);
   const result: ImportResult = {
     n_imported: 0,

@@ -1,5 +1,6 @@
 // PSKC token files (RFC 6030): plain, pre-shared key or password-derived key, with ValueMAC checks.
-import { createDecipheriv, createHmac, pbkdf2Sync, timingSafeEqual } from 'node:crypto';
+import { createDecipheriv, createHmac, timingSafeEqual } from 'node:crypto';
+import { MAX_PBKDF2_ITERATIONS, pbkdf2Key } from '../../../crypto/index.ts';
 import { isHashlib } from '../../../tokens/index.ts';
 import { intOr } from './oathcsv.ts';
 import { fileError, type ParsedFile, type ParsedToken, type Rejected, type ValidateMac } from './parsed.ts';
@@ -25,7 +26,7 @@ function aesCbcDecrypt(key: Buffer, data: Buffer): Buffer {
   return Buffer.concat([d.update(data.subarray(16)), d.final()]);
 }
 
-function derivedKey(container: XNode, password: string | undefined): Buffer {
+async function derivedKey(container: XNode, password: string | undefined): Promise<Buffer> {
   if (!password) {
     throw fileError('pskc', 'the KeyContainer specifies a derived encryption key, but no password is given');
   }
@@ -39,7 +40,10 @@ function derivedKey(container: XNode, password: string | undefined): Buffer {
   if (!Number.isInteger(rounds) || rounds < 1 || length !== 16) {
     throw fileError('pskc', 'the PBKDF2 parameters are invalid (IterationCount, KeyLength 16)');
   }
-  return pbkdf2Sync(password, salt, rounds, length, 'sha1');
+  if (rounds > MAX_PBKDF2_ITERATIONS) {
+    throw fileError('pskc', `the PBKDF2 IterationCount is above ${MAX_PBKDF2_ITERATIONS}`);
+  }
+  return pbkdf2Key(password, salt, rounds, length, 'sha1');
 }
 
 /** The hashlib of `<Suite>` (text `SHA256`, `HMAC-SHA256` or privacyIDEA's attribute hashalgo). */
@@ -60,9 +64,9 @@ interface Decryption {
   abort: boolean;
 }
 
-function decryption(container: XNode, opts: PskcOptions): Decryption {
+async function decryption(container: XNode, opts: PskcOptions): Promise<Decryption> {
   let key: Buffer | undefined;
-  if (kid(container, 'encryptionkey', 'derivedkey')) key = derivedKey(container, opts.password);
+  if (kid(container, 'encryptionkey', 'derivedkey')) key = await derivedKey(container, opts.password);
   else if (opts.psk) key = Buffer.from(opts.psk, 'hex');
   let macKey: Buffer | undefined | null;
   return {
@@ -89,11 +93,11 @@ function decryption(container: XNode, opts: PskcOptions): Decryption {
  * `no_check`: `check_fail_soft` skips a token with a wrong MAC, `check_fail_hard` imports nothing
  * when any MAC is wrong. A secret that does not decrypt makes the file an error (wrong key).
  */
-export function parsePskc(content: string, opts: PskcOptions = {}): ParsedFile {
+export async function parsePskc(content: string, opts: PskcOptions = {}): Promise<ParsedFile> {
   const out: ParsedFile = { tokens: [], rejected: [] };
   const container = kid(parseXml(content, 'pskc'), 'keycontainer');
   if (!container) throw fileError('pskc', 'No KeyContainer found in PSKC data. Could not import any tokens.');
-  const d = decryption(container, opts);
+  const d = await decryption(container, opts);
   for (const [i, pkg] of kids(container, 'keypackage').entries()) {
     const entry = readPackage(pkg, `KeyPackage ${i + 1}`, d);
     if ('reason' in entry) out.rejected.push(entry);

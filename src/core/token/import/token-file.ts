@@ -37,7 +37,7 @@ export interface ImportRequest {
 }
 
 /** Reads a file into tokens: the checks of the request and the parser of its type. */
-export function parseTokenFile(req: ImportRequest): ParsedFile {
+export async function parseTokenFile(req: ImportRequest): Promise<ParsedFile> {
   if (req.content.trim() === '') throw new ParameterError('Error loading token file. File empty!');
   const kind = KIND_OF[req.type];
   if (!kind) {

@@ -4,6 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../../crypto/index.ts';
 import type { TokenState } from '../../../tokens/index.ts';
 import type { Runtime } from '../../context.ts';
+import { checkLength, LIMITS } from '../../limits.ts';
 import type { LoadedToken } from './types.ts';
 
 /** The state a token type works on; the secret is opened only when the type asks for it. */
@@ -38,6 +39,7 @@ const SEALED_PIN = '@@';
  */
 export async function pinHash(pin: string | undefined, encrypt?: Runtime): Promise<string> {
   if (!pin) return '';
+  checkLength('pin', pin, LIMITS.password);
   return encrypt ? SEALED_PIN + encrypt.hsm.encrypt(pin) : hashPassword(pin);
 }
 

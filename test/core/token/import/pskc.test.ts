@@ -8,8 +8,8 @@ import { pskcFile, SEED } from '../../../helpers/token-files.ts';
 describe('PSKC', () => {
   const psk = randomBytes(16);
 
-  it('reads plain secrets with counter, time step, length and suite', () => {
-    const r = parsePskc(
+  it('reads plain secrets with counter, time step, length and suite', async () => {
+    const r = await parsePskc(
       pskcFile([
         { serial: 'P1', type: 'hotp', secret: SEED, otplen: 8, counter: 5, manufacturer: 'ACME' },
         { serial: 'P2', type: 'totp', secret: SEED, timeStep: 60, suite: 'HMAC-SHA256' },
@@ -38,7 +38,7 @@ describe('PSKC', () => {
     ]);
   });
 
-  it('decrypts secrets with the pre-shared key and checks their MAC', () => {
+  it('decrypts secrets with the pre-shared key and checks their MAC', async () => {
     const file = pskcFile(
       [
         { serial: 'E1', type: 'hotp', secret: SEED, counter: 3 },
@@ -46,7 +46,7 @@ describe('PSKC', () => {
       ],
       psk,
     );
-    const r = parsePskc(file, { psk: psk.toString('hex') });
+    const r = await parsePskc(file, { psk: psk.toString('hex') });
     expect(r.rejected).toEqual([]);
     expect(r.tokens.map((t) => [t.serial, t.otpkey, t.counter])).toEqual([
       ['E1', SEED, 3],
@@ -54,17 +54,22 @@ describe('PSKC', () => {
     ]);
   });
 
-  it('derives the key from a password (PBKDF2)', () => {
+  it('derives the key from a password (PBKDF2)', async () => {
     const salt = randomBytes(8);
     const key = pbkdf2Sync('qwerty', salt, 1000, 16, 'sha1');
     const file = pskcFile([{ serial: 'D1', type: 'hotp', secret: SEED }], key, { salt, rounds: 1000 });
-    expect(parsePskc(file, { password: 'qwerty' }).tokens.map((t) => t.otpkey)).toEqual([SEED]);
-    expect(() => parsePskc(file, {})).toThrow(/no password is given/);
+    expect((await parsePskc(file, { password: 'qwerty' })).tokens.map((t) => t.otpkey)).toEqual([SEED]);
+    await expect(parsePskc(file, {})).rejects.toThrow(/no password is given/);
+    // The file sets the work of the derivation: an absurd IterationCount is refused at once.
+    const absurd = pskcFile([{ serial: 'D2', type: 'hotp', secret: SEED }], key, { salt, rounds: 2 ** 31 });
+    await expect(parsePskc(absurd, { password: 'qwerty' })).rejects.toThrow(
+      /IterationCount is above 10000000/,
+    );
     // A wrong password gives a wrong key: every MAC is wrong.
-    expect(parsePskc(file, { password: 'wrong' }).tokens).toEqual([]);
+    expect((await parsePskc(file, { password: 'wrong' })).tokens).toEqual([]);
   });
 
-  it('handles wrong MACs as pskcValidateMAC says', () => {
+  it('handles wrong MACs as pskcValidateMAC says', async () => {
     const file = pskcFile(
       [
         { serial: 'M1', type: 'hotp', secret: SEED },
@@ -73,31 +78,30 @@ describe('PSKC', () => {
       psk,
     );
     const hex = psk.toString('hex');
-    const hard = parsePskc(file, { psk: hex });
+    const hard = await parsePskc(file, { psk: hex });
     expect(hard.tokens).toEqual([]);
     expect(hard.rejected.map((x) => x.serial).sort()).toEqual(['M1', 'M2']);
-    const soft = parsePskc(file, { psk: hex, validateMac: 'check_fail_soft' });
+    const soft = await parsePskc(file, { psk: hex, validateMac: 'check_fail_soft' });
     expect(soft.tokens.map((t) => t.serial)).toEqual(['M1']);
     expect(soft.rejected).toEqual([
       { serial: 'M2', source: 'KeyPackage 2', reason: 'the MAC of the secret is wrong' },
     ]);
-    expect(parsePskc(file, { psk: hex, validateMac: 'no_check' }).tokens.map((t) => t.serial)).toEqual([
-      'M1',
-      'M2',
-    ]);
+    expect(
+      (await parsePskc(file, { psk: hex, validateMac: 'no_check' })).tokens.map((t) => t.serial),
+    ).toEqual(['M1', 'M2']);
   });
 
-  it('with a wrong pre-shared key: nothing imported (MAC checks) or an error (no_check)', () => {
+  it('with a wrong pre-shared key: nothing imported (MAC checks) or an error (no_check)', async () => {
     const file = pskcFile([{ serial: 'W1', type: 'hotp', secret: SEED }], psk);
     const wrong = Buffer.alloc(16, 7).toString('hex');
-    const hard = parsePskc(file, { psk: wrong });
+    const hard = await parsePskc(file, { psk: wrong });
     expect(hard.tokens).toEqual([]);
     expect(hard.rejected.map((x) => x.serial)).toEqual(['W1']);
-    expect(parsePskc(file, { psk: wrong, validateMac: 'check_fail_soft' }).tokens).toEqual([]);
-    expect(() => parsePskc(file, {})).toThrow(/no pre-shared key or password is given/);
+    expect((await parsePskc(file, { psk: wrong, validateMac: 'check_fail_soft' })).tokens).toEqual([]);
+    await expect(parsePskc(file, {})).rejects.toThrow(/no pre-shared key or password is given/);
   });
 
-  it('reads the example of RFC 6030 figure 6 (pre-shared key, MAC checked)', () => {
+  it('reads the example of RFC 6030 figure 6 (pre-shared key, MAC checked)', async () => {
     const xml = `<?xml version="1.0" encoding="UTF-8"?>
 <KeyContainer Version="1.0" xmlns="urn:ietf:params:xml:ns:keyprov:pskc"
     xmlns:ds="http://www.w3.org/2000/09/xmldsig#" xmlns:xenc="http://www.w3.org/2001/04/xmlenc#">
@@ -132,7 +136,7 @@ describe('PSKC', () => {
     </Key>
   </KeyPackage>
 </KeyContainer>`;
-    const r = parsePskc(xml, { psk: '12345678901234567890123456789012' });
+    const r = await parsePskc(xml, { psk: '12345678901234567890123456789012' });
     expect(r.rejected).toEqual([]);
     expect(r.tokens.map(({ source: _s, ...t }) => t)).toEqual([
       {
@@ -147,8 +151,8 @@ describe('PSKC', () => {
     ]);
   });
 
-  it('refuses files that are not PSKC', () => {
-    expect(() => parsePskc('<a><b></a>')).toThrow(/not well-formed XML/);
-    expect(() => parsePskc('<Other/>')).toThrow(/No KeyContainer found/);
+  it('refuses files that are not PSKC', async () => {
+    await expect(parsePskc('<a><b></a>')).rejects.toThrow(/not well-formed XML/);
+    await expect(parsePskc('<Other/>')).rejects.toThrow(/No KeyContainer found/);
   });
 });
