@@ -1,11 +1,10 @@
 // Decoys of stored hashes: the same scheme and work factor, a random salt and checksum, never the
 // password, and one hash of work to check, like the stored hash.
 import { describe, expect, it } from 'vitest';
-import { makeCryptHash, verifyCryptHash } from '../../src/crypto/crypt-hashes.ts';
+import { makeCryptHash, shaCrypt, verifyCryptHash } from '../../src/crypto/crypt-hashes.ts';
 import { decoyLike } from '../../src/crypto/decoy-hash.ts';
 import { hashesStarted } from '../../src/crypto/hash-slots.ts';
 import { hashPassword } from '../../src/crypto/password-hash.ts';
-import { shaCrypt } from '../../src/crypto/crypt-hashes.ts';
 
 /** The hashes started while `run` ran. */
 async function counted(run: () => Promise<unknown>): Promise<number> {
@@ -30,17 +29,22 @@ describe('decoyLike', () => {
       expect(decoy!.length, hash).toBe(hash.length);
       expect(decoy, hash).not.toBe(hash);
       // Scheme and work factor kept: everything up to the salt is the same.
-      const prefix = /^(\{CRYPT\})?(\$[56]\$(rounds=\d+\$)?|\$2b\$\d\d\$|\$P\$.|\$argon2id\$[^$]*\$[^$]*\$)/.exec(hash)![0];
+      const prefix =
+        /^(\{CRYPT\})?(\$[56]\$(rounds=\d+\$)?|\$2b\$\d\d\$|\$P\$.|\$argon2id\$[^$]*\$[^$]*\$)/.exec(
+          hash,
+        )![0];
       expect(decoy!.startsWith(prefix), hash).toBe(true);
       expect(await verifyCryptHash(hash, 'pw'), hash).toBe(true);
       // As much work as the real hash: one hash job each, and no match.
-      expect(await counted(async () => expect(await verifyCryptHash(decoy!, 'pw'), hash).toBe(false))).toBe(1);
+      expect(await counted(async () => expect(await verifyCryptHash(decoy!, 'pw'), hash).toBe(false))).toBe(
+        1,
+      );
       expect(await counted(() => verifyCryptHash(hash, 'other'))).toBe(1);
     }
   });
 
   it('gives two different decoys of one hash', () => {
-    const hash = '$6$rounds=5000$saltsalt$' + 'a'.repeat(86);
+    const hash = `$6$rounds=5000$saltsalt$${'a'.repeat(86)}`;
     expect(decoyLike(hash)).not.toBe(decoyLike(hash));
   });
 

@@ -2,7 +2,12 @@
 // than MAX_CONCURRENT_HASHES hashes at once.
 import { describe, expect, it } from 'vitest';
 import { shaCrypt, verifyCryptHash } from '../../src/crypto/crypt-hashes.ts';
-import { hashesStarted, hashQueue, MAX_CONCURRENT_HASHES, withHashSlot } from '../../src/crypto/hash-slots.ts';
+import {
+  hashesStarted,
+  hashQueue,
+  MAX_CONCURRENT_HASHES,
+  withHashSlot,
+} from '../../src/crypto/hash-slots.ts';
 import { hashPassword, verifyPassword } from '../../src/crypto/password-hash.ts';
 
 describe('hash slots', () => {
@@ -22,7 +27,7 @@ describe('hash slots', () => {
     const before = hashesStarted();
     const argon = await hashPassword('pw', { memoryKiB: 1024, passes: 1, parallelism: 1 });
     await verifyPassword('wrong', argon);
-    await verifyCryptHash('$5$rounds=1000$salt$' + 'x'.repeat(43), 'pw');
+    await verifyCryptHash(`$5$rounds=1000$salt$${'x'.repeat(43)}`, 'pw');
     await withHashSlot(async () => Promise.reject(new Error('boom'))).catch(() => undefined);
     expect(hashesStarted() - before).toBe(4);
   });

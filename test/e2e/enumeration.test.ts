@@ -51,13 +51,16 @@ describe.each(testDialects())('enumeration on %s', (dialect) => {
   useTokenServer(
     dialect,
     {
-      realms: { realm1: [pwUser('alice', 1001), pwUser('bob', 1002), pwUser('carol', 1003), pwUser('dave', 1004)] },
+      realms: {
+        realm1: [pwUser('alice', 1001), pwUser('bob', 1002), pwUser('carol', 1003), pwUser('dave', 1004)],
+      },
       reset: ['policies'],
     },
     (t) => ({ s, op, admin } = t),
   );
 
-  const hide = () => setPolicy(op, 'hide', { scope: 'authentication', action: 'hide_specific_error_message' });
+  const hide = () =>
+    setPolicy(op, 'hide', { scope: 'authentication', action: 'hide_specific_error_message' });
   const enroll = async (user: string) =>
     (await initToken(op, { type: 'hotp', otpkey: KEY, pin: '1234', user, realm: 'realm1' })).serial;
   const setToken = (serial: string, values: { active?: number; revoked?: number }) =>
@@ -75,7 +78,11 @@ describe.each(testDialects())('enumeration on %s', (dialect) => {
     ['disabled token', { user: 'carol', pass: '1234000000' }, /disabled/],
     ['locked token', { user: 'dave', pass: '1234000000' }, /locked/i],
     ['unknown serial', { serial: 'NOSUCH0001', pass: '1234000000' }, /could not be found/],
-    ['serial of another user', { user: 'bob', serial: serials.alice!, pass: '1234000000' }, /does not belong/],
+    [
+      'serial of another user',
+      { user: 'bob', serial: serials.alice!, pass: '1234000000' },
+      /does not belong/,
+    ],
     ['serial of a disabled token', { serial: serials.carol!, pass: '1234000000' }, /disabled/],
   ];
 
@@ -103,9 +110,13 @@ describe.each(testDialects())('enumeration on %s', (dialect) => {
         if (path === '/validate/check') {
           expect(r.status, name).toBe(200);
           expect(r.json.result, name).toEqual({ status: true, value: false, authentication: 'REJECT' });
-          expect(r.json.detail, name).toEqual({ message: 'Authentication failed.', threadid: expect.any(Number) });
+          expect(r.json.detail, name).toEqual({
+            message: 'Authentication failed.',
+            threadid: expect.any(Number),
+          });
         }
-        if (path === '/validate/samlcheck') expect(r.json.result.value, name).toEqual({ auth: false, attributes: {} });
+        if (path === '/validate/samlcheck')
+          expect(r.json.result.value, name).toEqual({ auth: false, attributes: {} });
         if (path === '/validate/radiuscheck') expect(r.status, name).toBe(400);
       }
       expect(new Set(answers.values()).size, [...answers].join('\n')).toBe(1);
@@ -122,7 +133,11 @@ describe.each(testDialects())('enumeration on %s', (dialect) => {
       ['wrong administrator password', { username: 'admin', password: 'wrong' }, /Wrong credentials/],
       ['unknown realm user', { username: 'ghost@realm1', password: 'x' }, /Wrong credentials/],
       ['wrong user password', { username: 'alice@realm1', password: 'wrong' }, /Wrong credentials/],
-      ['user in an unknown realm', { username: 'alice', realm: 'nowhere', password: 'alicepw' }, /Unknown realm/],
+      [
+        'user in an unknown realm',
+        { username: 'alice', realm: 'nowhere', password: 'alicepw' },
+        /Unknown realm/,
+      ],
     ];
     const plain = new Set<string>();
     for (const [, params] of refusals) plain.add(masked(await s.call('POST', '/auth', params)));
@@ -146,13 +161,15 @@ describe.each(testDialects())('enumeration on %s', (dialect) => {
     const off = await s.call('POST', '/auth', { username: 'alice@realm1', password: 'alicepw' });
     expect(answers.has(masked(off))).toBe(true);
     expect((await lastAudit()).info).toBe('The login for this user is disabled.');
-    expect((await s.call('POST', '/auth', { username: 'admin', password: s.adminPassword })).status).toBe(200);
+    expect((await s.call('POST', '/auth', { username: 'admin', password: s.adminPassword })).status).toBe(
+      200,
+    );
   });
 
   it('spends as many password hashes on an unknown login name as on a known one', async () => {
     const file = await bcryptUsers(s.dataDir);
-    const Map = JSON.stringify({ userid: 'id', username: 'username', password: 'password' });
-    const sqlResolver = { type: 'sqlresolver', Driver: 'sqlite', Database: file, Table: 'users', Map };
+    const map = JSON.stringify({ userid: 'id', username: 'username', password: 'password' });
+    const sqlResolver = { type: 'sqlresolver', Driver: 'sqlite', Database: file, Table: 'users', Map: map };
     ok(await s.call('POST', '/resolver/sqlres', sqlResolver, admin));
     ok(await s.call('POST', '/realm/sqlrealm', { resolvers: 'sqlres' }, admin));
     const hashes = async (params: Record<string, string>) => {
@@ -167,7 +184,9 @@ describe.each(testDialects())('enumeration on %s', (dialect) => {
     expect(passwdKnown).toBe(2);
     expect(await hashes({ username: 'ghost@realm1', password: 'wrong' })).toBe(passwdKnown);
     expect(await hashes({ username: 'alice', realm: 'nowhere', password: 'wrong' })).toBe(passwdKnown);
-    expect((await s.call('POST', '/auth', { username: 'sqlsam@sqlrealm', password: 'sampw' })).status).toBe(200);
+    expect((await s.call('POST', '/auth', { username: 'sqlsam@sqlrealm', password: 'sampw' })).status).toBe(
+      200,
+    );
     const sqlKnown = await hashes({ username: 'sqlsam@sqlrealm', password: 'wrong' });
     expect(sqlKnown).toBe(2);
     expect(await hashes({ username: 'sqlghost@sqlrealm', password: 'wrong' })).toBe(sqlKnown);

@@ -172,7 +172,10 @@ describe('passwdresolver', () => {
     expect(await counted(() => store.checkPassword(alice, 'wrong'))).toBe(1);
     // A file without a costly hash: a known user costs nothing to check, nor does an unknown one.
     const cheap = join(dir, 'cheap');
-    writeFileSync(cheap, 'shadowed:x:1:1::/:/bin/sh\nsha:{SSHA}Woq642AcpYBkRUSo2rJa7qRsad/tXh1w:2:2::/:/bin/sh\n');
+    writeFileSync(
+      cheap,
+      'shadowed:x:1:1::/:/bin/sh\nsha:{SSHA}Woq642AcpYBkRUSo2rJa7qRsad/tXh1w:2:2::/:/bin/sh\n',
+    );
     expect(await counted(() => open({ fileName: cheap }).checkPasswordOfNobody!('x'))).toBe(0);
   });
 

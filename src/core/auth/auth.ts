@@ -45,13 +45,24 @@ export const WRONG_CREDENTIALS = 'Authentication failure. Wrong credentials';
 
 /** A login; under hide_specific_error_message its refusals look alike (enumeration.ts). */
 export function login(rt: Runtime, req: LoginRequest): Promise<LoginResult | LoginChallenge> {
-  return hidingLoginFailures(rt, () => triedBy(rt, req), () => loginNow(rt, req));
+  return hidingLoginFailures(
+    rt,
+    () => triedBy(rt, req),
+    () => loginNow(rt, req),
+  );
 }
 
 /** Whom a login tried: the name and realm of `user@realm` or the realm parameter, else as sent. */
-async function triedBy(rt: Runtime, req: LoginRequest): Promise<{ login: string; realm: string; client: string }> {
+async function triedBy(
+  rt: Runtime,
+  req: LoginRequest,
+): Promise<{ login: string; realm: string; client: string }> {
   const tried = await splitLogin(rt, req.username ?? '', req.realm).catch(() => undefined);
-  return { login: tried?.login ?? req.username ?? '', realm: tried?.realm ?? req.realm ?? '', client: req.client };
+  return {
+    login: tried?.login ?? req.username ?? '',
+    realm: tried?.realm ?? req.realm ?? '',
+    client: req.client,
+  };
 }
 
 async function loginNow(rt: Runtime, req: LoginRequest): Promise<LoginResult | LoginChallenge> {

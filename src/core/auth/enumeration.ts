@@ -4,7 +4,7 @@
 // the audit; and, with or without the policy, a login name nobody has costs the password hashes a
 // known one costs, so that the time of the answer does not tell either.
 import { decoyHash, verifyPassword } from '../../crypto/index.ts';
-import { AuthError, AuthsrvError, ERR, PolicyError } from '../../errors.ts';
+import { AuthError, type AuthsrvError, ERR, PolicyError } from '../../errors.ts';
 import type { Runtime } from '../context.ts';
 import { orderedResolvers, userStoreOf } from '../directory/index.ts';
 import { compiledPolicies } from '../policy/index.ts';
@@ -77,7 +77,11 @@ async function argon2Decoy(password: string): Promise<void> {
  * first user store that can imitate its check (passwd and SQL stores), else one against the argon2id
  * decoy. A store that fails is passed over (the login is refused anyway).
  */
-export async function spendAsForAUser(rt: Runtime, realm: string | undefined, password: string): Promise<void> {
+export async function spendAsForAUser(
+  rt: Runtime,
+  realm: string | undefined,
+  password: string,
+): Promise<void> {
   for (const row of realm ? await orderedResolvers(rt, realm) : []) {
     try {
       const { store } = await userStoreOf(rt, row);

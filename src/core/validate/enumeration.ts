@@ -23,9 +23,7 @@ function startedChallenges(detail: Detail): boolean {
 /** Whether this outcome is answered generically: a failure (not a challenge) under the policy. */
 export function hidesOutcome(res: ListResult, pol: RequestPolicies): boolean {
   return (
-    !res.value &&
-    !startedChallenges(res.detail) &&
-    pol.isSet('authentication', 'hide_specific_error_message')
+    !res.value && !startedChallenges(res.detail) && pol.isSet('authentication', 'hide_specific_error_message')
   );
 }
 

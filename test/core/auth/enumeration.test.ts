@@ -44,9 +44,9 @@ describe.each(testDialects())('enumeration at /auth on %s', (dialect) => {
       expect((hidden as HiddenLoginError).reason).toBe(e.message);
     }
     // What tells nobody anything stays: a missing user name, an overlong password.
-    await expect(failing(new AuthError('Authentication failure. Missing Username', ERR.MissingUsername))).rejects.toThrow(
-      'Missing Username',
-    );
+    await expect(
+      failing(new AuthError('Authentication failure. Missing Username', ERR.MissingUsername)),
+    ).rejects.toThrow('Missing Username');
     await expect(failing(new ParameterError('too long'))).rejects.toThrow('too long');
   });
 

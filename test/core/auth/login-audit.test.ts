@@ -1,8 +1,8 @@
 // The audit columns of /auth (issue 16 item 10): only a login that issued a token is a success; a
 // challenge or a failure names the user and realm it tried, so that auth_max_fail counts it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failedLoginColumns, type LoginResult, loginColumns } from '../../../src/core/auth/index.ts';
 import { HiddenLoginError } from '../../../src/core/auth/enumeration.ts';
+import { failedLoginColumns, type LoginResult, loginColumns } from '../../../src/core/auth/index.ts';
 import { testDialects } from '../../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 

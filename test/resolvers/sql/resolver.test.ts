@@ -501,7 +501,7 @@ describe.each(testDialects())('sqlresolver on %s', (dialect) => {
       },
     );
 
-    it('an unknown login costs a check like the first user\'s, then like the last hash looked up', async () => {
+    it("an unknown login costs a check like the first user's, then like the last hash looked up", async () => {
       const store = open(settings);
       const counted = async (run: () => Promise<unknown>) => {
         const before = hashesStarted();
