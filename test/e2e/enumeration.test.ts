@@ -7,8 +7,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
 import { setPolicy } from '../../src/core/policy/index.ts';
+import { setConfig } from '../../src/core/system/config.ts';
 import { initToken } from '../../src/core/token/enroll.ts';
 import { hashesStarted, makeCryptHash } from '../../src/crypto/index.ts';
+import { removeConfig } from '../helpers/config.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { pwUser } from '../helpers/realms.ts';
@@ -98,6 +100,8 @@ describe.each(testDialects())('enumeration on %s', (dialect) => {
     expect(plain.size).toBeGreaterThan(3);
 
     await hide();
+    // A failed samlcheck of a known user would show its attributes with this; hidden, it shows none.
+    await setConfig(op, [{ key: 'ReturnSamlAttributesOnFail', value: 'True' }]);
     for (const path of ['/validate/check', '/validate/samlcheck', '/validate/radiuscheck']) {
       const answers = new Map<string, string>();
       for (const [name, params, reason] of failures()) {
@@ -121,7 +125,8 @@ describe.each(testDialects())('enumeration on %s', (dialect) => {
       }
       expect(new Set(answers.values()).size, [...answers].join('\n')).toBe(1);
     }
-    // The policy leaves a success and a challenge alone.
+    await removeConfig(s.rt, ['ReturnSamlAttributesOnFail']);
+    // The policy leaves a success alone.
     const good = await s.call('POST', '/validate/check', { user: 'alice', pass: `1234${hotp(KEY, 0)}` });
     expect(good.json.result.value).toBe(true);
   });
@@ -156,7 +161,8 @@ describe.each(testDialects())('enumeration on %s', (dialect) => {
       expect(row.authentication, name).toBe('REJECT');
     }
     expect(answers.size).toBe(1);
-    // A login that disabled is refused alike too; a good password still logs in.
+    expect(JSON.parse([...answers][0]!.slice(4)).detail).toBeNull();
+    // A login that login_mode disables is refused alike too; a good password still logs in.
     await setPolicy(op, 'off', { scope: 'webui', action: 'login_mode=disable', realm: 'realm1' });
     const off = await s.call('POST', '/auth', { username: 'alice@realm1', password: 'alicepw' });
     expect(answers.has(masked(off))).toBe(true);
