@@ -20,11 +20,33 @@ import { stopSignal } from '../../http/stop-signal.ts';
 import { VERSION } from '../../version.ts';
 import { configFrom } from '../common.ts';
 
+interface ServeOptions {
+  host?: string;
+  port?: string;
+  workers?: string;
+}
+
+/** The configuration keys the flags set; checked like the file's and the environment's values. */
+function flagOverrides(opts: ServeOptions): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (opts.host !== undefined) out['http.host'] = opts.host;
+  if (opts.port !== undefined) out['http.port'] = opts.port;
+  if (opts.workers !== undefined) out['http.workers'] = opts.workers;
+  return out;
+}
+
 export function serveCommand(): Command {
   return new Command('serve')
     .description('run the authentication server (http.workers: several processes sharing the port)')
-    .action(async (_opts, cmd: Command) => {
-      const config = configFrom(cmd);
+    .option('--host <address>', 'address to listen on (http.host, AUTHSRV_HTTP_HOST; default 127.0.0.1)')
+    .option('--port <number>', 'TCP port, 0 for any free one (http.port, AUTHSRV_HTTP_PORT; default 5000)')
+    .option('--workers <number>', 'processes sharing the port, 0 for one per CPU (http.workers; default 1)')
+    .addHelpText(
+      'after',
+      '\nEach setting comes from the first of: these flags, AUTHSRV_* variables, the configuration file, the default.',
+    )
+    .action(async (opts: ServeOptions, cmd: Command) => {
+      const config = configFrom(cmd, flagOverrides(opts));
       const workers = workerCount(config.http.workers);
       const role = servingRole(workers);
       if (role === 'worker') return runWorker(config);
