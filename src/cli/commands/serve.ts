@@ -19,6 +19,7 @@ import {
 import { stopSignal } from '../../http/stop-signal.ts';
 import { VERSION } from '../../version.ts';
 import { configFrom } from '../common.ts';
+import { forgetServing, recordServing } from '../serving-file.ts';
 
 interface ServeOptions {
   host?: string;
@@ -88,11 +89,13 @@ async function runSingle(config: Config): Promise<void> {
   const rt = await openPrimary(config, 1);
   const server = await startServer(rt);
   console.log(listeningLine(rt, server.url, 1));
+  recordServing(config.dataDir, server.url);
   const rotation = startAuditRotation(rt);
   const signal = await stopSignal('default');
   rt.log.info({ signal }, 'shutting down');
   rotation.stop();
   await closeServing(rt, server);
+  forgetServing(config.dataDir);
 }
 
 /**
@@ -124,10 +127,12 @@ async function runPrimary(config: Config, count: number): Promise<void> {
     throw e;
   });
   console.log(listeningLine(rt, workers.url, count));
+  recordServing(config.dataDir, workers.url);
   const rotation = startAuditRotation(rt);
   const signal = await stopSignal('ignore');
   rt.log.info({ signal }, 'shutting down');
   rotation.stop();
   await workers.stop(signal);
   await rt.store.close();
+  forgetServing(config.dataDir);
 }
