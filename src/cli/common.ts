@@ -116,7 +116,7 @@ export async function readNewPassword(fromStdin: boolean, noTerminal = NO_TERMIN
 /** A hidden prompt on the terminal; `noTerminal` is the error when standard input is none. */
 export async function promptHidden(message: string, noTerminal: string): Promise<string> {
   if (!process.stdin.isTTY) throw new ParameterError(noTerminal);
-  const { default: promptPassword } = await import('@inquirer/password');
+  const { password: promptPassword } = await import('@inquirer/prompts');
   return promptPassword({ message, mask: '*' });
 }
 

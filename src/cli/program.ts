@@ -13,6 +13,7 @@ import {
   realmCommand,
   resolverCommand,
   serveCommand,
+  setupCommand,
   showStatus,
   statusCommand,
   tokenCommand,
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   for (const make of [
     serveCommand,
     statusCommand,
+    setupCommand,
     dbCommand,
     adminCommand,
     auditCommand,

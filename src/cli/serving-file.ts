@@ -3,6 +3,7 @@
 // listens, removed when it stops; a file left by a killed server names a process that is gone.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Config } from '../config/index.ts';
 
 export interface Serving {
   pid: number;
@@ -44,4 +45,17 @@ export function isAlive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The address the configuration has the server listen on, as a URL (IPv6 in brackets). */
+export function configuredUrl(config: Config): string {
+  const scheme = config.http.tlsCert ? 'https' : 'http';
+  const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
+  return `${scheme}://${host}:${config.http.port}`;
+}
+
+/** The URL of this data directory's running server, else the configured one. */
+export function serverUrl(config: Config): string {
+  const serving = readServing(config.dataDir);
+  return serving && isAlive(serving.pid) ? serving.url : configuredUrl(config);
 }

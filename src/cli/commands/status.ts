@@ -8,7 +8,7 @@ import type { Config } from '../../config/index.ts';
 import { type InstallationStatus, installationStatus } from '../../core/status/index.ts';
 import { VERSION } from '../../version.ts';
 import { configFrom, printFields, printJson, withContext } from '../common.ts';
-import { isAlive, readServing } from '../serving-file.ts';
+import { configuredUrl, isAlive, readServing } from '../serving-file.ts';
 
 interface ServerState {
   running: boolean;
@@ -60,8 +60,7 @@ async function serverState(config: Config): Promise<ServerState> {
     const ready = await probe(recorded.url);
     return { running: ready !== undefined, url: recorded.url, pid: recorded.pid, ready: ready === true };
   }
-  const scheme = config.http.tlsCert ? 'https' : 'http';
-  const url = `${scheme}://${config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host}:${config.http.port}`;
+  const url = configuredUrl(config);
   const ready = config.http.port === 0 ? undefined : await probe(url);
   return ready === undefined ? { running: false, url } : { running: true, url, ready };
 }
