@@ -460,6 +460,37 @@ const pathValue = fc.oneof(
   },
 );
 
+/** A header value as fetch can send it: no NUL, CR or LF, nothing beyond Latin-1. */
+const headerSafe = (v: string) => v.replace(/[\u0000\r\n]/g, ' ').replace(/[^\u0020-\u00ff\t]/g, '?');
+
+const headerValue = fc.oneof(
+  fc.constantFrom(
+    'unknown',
+    '127.0.0.1',
+    '::1',
+    '203.0.113.5, 10.0.0.1',
+    '[2001:db8::5]:443',
+    '999.999.999.999',
+    ', , ,',
+    'privacyidea-cp/2.0',
+    'PAM',
+    'simpleSAMLphp/1.0 (x) (y',
+    'text/csv',
+    '*/*',
+    'Bearer x',
+    'x'.repeat(8000),
+    `${'1.2.3.4, '.repeat(1500)}1.2.3.4`,
+  ),
+  text.map((t) => headerSafe(t.slice(0, 4000))),
+);
+
+/** Headers the server reads, sometimes given; Content-Type and Authorization come from the case. */
+const extraHeaders = fc.dictionary(
+  fc.constantFrom('User-Agent', 'X-Forwarded-For', 'PI-Authorization', 'Accept', 'Accept-Language', 'Origin'),
+  headerValue,
+  { maxKeys: 3 },
+);
+
 /** Mostly the superuser administrator, so that requests reach the handlers; also a user and outsiders. */
 const auth = fc.oneof(
   { weight: 12, arbitrary: fc.constant('admin') },
@@ -477,6 +508,8 @@ interface Case {
   upload: { file: string; type: string } | undefined;
   /** Now and then another method than the route's (OPTIONS, HEAD, one the path does not have). */
   method: string | undefined;
+  /** Request headers the server reads (User-Agent, X-Forwarded-For, PI-Authorization …), hostile. */
+  headers: Record<string, string>;
   body: Body;
   auth: string;
 }
@@ -515,6 +548,7 @@ function request(s: TestServer, tokens: Record<string, string>, route: ApiRoute,
   });
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (tokens[c.auth]) headers.Authorization = tokens[c.auth]!;
+  Object.assign(headers, c.headers);
   const method = c.method ?? route.method;
   const sent: Sent = { method, url: s.url + path, headers, body: undefined };
   if (c.upload && route.params.includes('filename') && method === 'POST') {
@@ -667,7 +701,10 @@ describe('fuzzing every route (sqlite)', () => {
   }
 
   beforeAll(async () => {
-    s = await startTestServer({ config: { 'security.sign_responses': 'false' } });
+    // Behind a trusted proxy (this host), so that X-Forwarded-For is read and fuzzed too.
+    s = await startTestServer({
+      config: { 'security.sign_responses': 'false', 'http.trusted_proxies': '127.0.0.1, ::1' },
+    });
     op = withCaller(s.rt, localOperator());
     tokens.admin = await s.adminToken();
     tokens.forged = `${tokens.admin.slice(0, -6)}AAAAAA`;
@@ -696,6 +733,7 @@ describe('fuzzing every route (sqlite)', () => {
         pathValues: fc.array(pathValue, { minLength: 3, maxLength: 3 }),
         pairs,
         duplicate: fc.option(jsonValue, { nil: undefined, freq: 2 }), // half the cases
+        headers: fc.oneof({ weight: 2, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extraHeaders }),
         method: fc.oneof(
           { weight: 9, arbitrary: fc.constant(undefined) },
           {
@@ -733,7 +771,7 @@ describe('fuzzing every route (sqlite)', () => {
             sent.body instanceof FormData ? JSON.stringify([...sent.body.entries()]) : sent.body;
           const described =
             `${sent.method} ${sent.url.slice(0, 300)} as ${c.auth} ${sent.headers['Content-Type'] ?? ''} ` +
-            String(sentBody ?? '').slice(0, 500);
+            `${String(sentBody ?? '').slice(0, 500)} headers ${JSON.stringify(c.headers).slice(0, 300)}`;
           let res: Response;
           let answer: string;
           try {
