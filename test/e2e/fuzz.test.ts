@@ -22,7 +22,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { deleteAllPolicies } from '../helpers/token-fixture.ts';
 import { ok, userToken } from '../helpers/user-stores.ts';
 
-const RUNS = Number(process.env.AUTHSRV_FUZZ_RUNS ?? 4000);
+const RUNS = Number(process.env.AUTHSRV_FUZZ_RUNS ?? 3000);
 const SEED = Number(process.env.AUTHSRV_FUZZ_SEED ?? Date.now() % 2 ** 31);
 const TIMEOUT_MS = 10_000;
 
