@@ -9,8 +9,9 @@ describe('eyes by realm', () => {
     expect(Object.keys(eyes)).toEqual(['__proto__', 'constructor']);
     expect(eyes.__proto__).toEqual(['S1']);
     const copy = newEyes(eyes);
-    copy.constructor!.push('S4');
-    expect(eyes.constructor).toEqual(['S2', 'S3']);
+    const ctor: string = 'constructor';
+    copy[ctor]!.push('S4');
+    expect(eyes[ctor]).toEqual(['S2', 'S3']);
     expect(JSON.stringify(copy)).toBe('{"__proto__":["S1"],"constructor":["S2","S3","S4"]}');
     const fresh = newEyes();
     fresh.__proto__ = ['S9'];
