@@ -37,6 +37,13 @@ export function sameOtp(a: string, b: string): boolean {
 }
 
 /** The first counter in [from, from + count) whose value equals `otp`, or -1. */
+/**
+ * How many spent counters (HOTP) or time steps (TOTP) before the token's count a value is
+ * recognised as spent again (a replay, which does not count toward the fail limit); a guess
+ * matches one of them once in 10 000 six-digit tries, and then only spares the fail counter.
+ */
+export const REPLAY_LOOKBACK = 100;
+
 export function findCounter(
   key: Buffer,
   otp: string,
