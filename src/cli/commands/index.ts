@@ -13,6 +13,7 @@ export { policyCommand } from './policy.ts';
 export { realmCommand } from './realm.ts';
 export { resolverCommand } from './resolver.ts';
 export { serveCommand } from './serve.ts';
+export { throttleCommand } from './throttle.ts';
 export { tokenCommand } from './token.ts';
 export { tokengroupCommand } from './tokengroup.ts';
 export { userCommand } from './user.ts';
