@@ -1,7 +1,7 @@
 // The `login_failure` table: the counts of the throttling, shared by every node. A failure is
 // counted under the row's lock (SQLite: its one writer), so that concurrent failures on any node
 // each count once.
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database, Dialect, Store } from '../../store/index.ts';
 import { afterFailure, type Backoff, type FailureCount, type ThrottleKind } from './backoff.ts';
 
@@ -49,10 +49,12 @@ async function countFailure(trx: Transaction<Database>, dialect: Dialect, t: Tar
     last_failure: EPOCH,
     blocked_until: EPOCH,
   };
-  // The row exists before it is locked, so that two first failures at once both count.
+  // The row exists before it is locked, so that two first failures at once both count. On MySQL a
+  // duplicate met by INSERT IGNORE would take a shared lock (two of them deadlock on the FOR
+  // UPDATE below): a no-op update takes the row's exclusive lock at once.
   const insert = trx.insertInto('login_failure').values(blank);
   await (dialect === 'mysql'
-    ? insert.orIgnore()
+    ? insert.onDuplicateKeyUpdate({ failures: sql<number>`failures` })
     : insert.onConflict((oc) => oc.column('key').doNothing())
   ).execute();
   const select = trx.selectFrom('login_failure').selectAll().where('key', '=', t.key);
