@@ -77,8 +77,8 @@ async function askChallenges(group: Group<'requesting'>, round: Round): Promise<
  */
 async function wrongOtp(group: Group<'pinMatching'>, round: Round): Promise<ListResult> {
   const { rt, now } = round;
-  for (const { token, otp } of group) {
-    const replay = otp !== '' && token.type.usedOtp(tokenState(rt, token), otp, now);
+  for (const { token, otp, spent } of group) {
+    const replay = spent === true || (otp !== '' && token.type.usedOtp(tokenState(rt, token), otp, now));
     if (!replay) await incFailcount(rt, token, now);
     await countFailure(rt, token, round.noCounter);
   }
