@@ -56,7 +56,7 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['realm', 'user', 'audit', 'token'],
   ['validate'],
   ['auth'],
-  ['documentation'],
+  ['documentation', 'status', 'setup'],
 ];
 
 /**

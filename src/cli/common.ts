@@ -16,9 +16,16 @@ export interface GlobalOptions {
   dataDir?: string;
 }
 
-export function configFrom(cmd: Command): Config {
+/**
+ * The configuration: defaults, the file, AUTHSRV_* variables, then the command line (`--data-dir`,
+ * and `overrides` a command takes as flags of its own), each level winning over the one before.
+ */
+export function configFrom(cmd: Command, overrides: Record<string, string> = {}): Config {
   const g = cmd.optsWithGlobals() as GlobalOptions;
-  return loadConfig({ file: g.config, overrides: g.dataDir ? { data_dir: g.dataDir } : {} });
+  return loadConfig({
+    file: g.config,
+    overrides: { ...(g.dataDir ? { data_dir: g.dataDir } : {}), ...overrides },
+  });
 }
 
 /** Opens the runtime, runs `fn` as the local operator, and always closes the database. */
@@ -109,7 +116,7 @@ export async function readNewPassword(fromStdin: boolean, noTerminal = NO_TERMIN
 /** A hidden prompt on the terminal; `noTerminal` is the error when standard input is none. */
 export async function promptHidden(message: string, noTerminal: string): Promise<string> {
   if (!process.stdin.isTTY) throw new ParameterError(noTerminal);
-  const { default: promptPassword } = await import('@inquirer/password');
+  const { password: promptPassword } = await import('@inquirer/prompts');
   return promptPassword({ message, mask: '*' });
 }
 

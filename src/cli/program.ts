@@ -13,6 +13,9 @@ import {
   realmCommand,
   resolverCommand,
   serveCommand,
+  setupCommand,
+  showStatus,
+  statusCommand,
   throttleCommand,
   tokenCommand,
   tokengroupCommand,
@@ -27,9 +30,17 @@ export function buildProgram(): Command {
     .option('-c, --config <file>', 'configuration file (default: $AUTHSRV_CONFIG or ./authsrv.toml)')
     .option('-d, --data-dir <dir>', 'data directory (overrides data_dir)')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // `authsrv` alone: the status, which ends with what to do next.
+    .allowExcessArguments()
+    .action((_opts, cmd: Command) => {
+      if (cmd.args.length > 0) cmd.error(`error: unknown command '${cmd.args[0]}'`);
+      return showStatus(cmd, false);
+    });
   for (const make of [
     serveCommand,
+    statusCommand,
+    setupCommand,
     dbCommand,
     adminCommand,
     throttleCommand,

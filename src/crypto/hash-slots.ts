@@ -12,6 +12,8 @@ import { availableParallelism } from 'node:os';
  */
 export const MAX_CONCURRENT_HASHES = Math.max(1, Math.min(3, availableParallelism()));
 let running = 0;
+/** Hashes asked for since the process started (tests count work done with it, never time). */
+let started = 0;
 const waiting: (() => void)[] = [];
 
 /**
@@ -19,6 +21,7 @@ const waiting: (() => void)[] = [];
  * await), so a caller's hash is counted as soon as it is asked for.
  */
 export async function withHashSlot<T>(job: () => Promise<T>): Promise<T> {
+  started++;
   // A finishing job hands its slot straight to the next waiter, so a newcomer cannot slip in between.
   if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
   else running++;
@@ -34,4 +37,9 @@ export async function withHashSlot<T>(job: () => Promise<T>): Promise<T> {
 /** Hashes running now and waiting for a slot (for tests and diagnostics). */
 export function hashQueue(): { running: number; waiting: number } {
   return { running, waiting: waiting.length };
+}
+
+/** Hashes of every kind asked for since the process started (tests count work with it, not time). */
+export function hashesStarted(): number {
+  return started;
 }

@@ -3,6 +3,8 @@
 export { signBatch, verifyBatchSignature } from './batch-signature.ts';
 export { isCryptHashType, makeCryptHash, verifyCryptHash } from './crypt-hashes.ts';
 export { ensureDataDir } from './data-dir-files.ts';
+export { decoyLike } from './decoy-hash.ts';
+export { hashesStarted } from './hash-slots.ts';
 export { verifiedClaims } from './jwt-verify.ts';
 export { decoyHash, hashPassword, verifyPassword } from './password-hash.ts';
 export { MAX_PASSWORD_LENGTH } from './password-length.ts';

@@ -180,7 +180,7 @@ export class AllowedFiles {
 
   #outside(path: string, setting: string): ParameterError {
     return new ParameterError(
-      `${setting}: ${path} is not in a directory allowed for the server's files (files.allowed_dirs)`,
+      `${setting}: ${path} is not in a directory allowed for the server's files (files.allowed_dirs in the configuration file; an entry may also name one file)`,
     );
   }
 

@@ -239,7 +239,10 @@ const AUTHENTICATION: Table = {
   preferred_client_mode: str('Order of preferred client modes (interactive poll u2f webauthn).', 'tools'),
   force_challenge_response: bool('Only accept a PIN-triggered challenge-response, never PIN+OTP.', 'tools'),
   client_mode_per_user: bool('Remember the last used client mode per user.', 'tools'),
-  hide_specific_error_message: bool('Answer failed authentications with a generic message.', 'tools'),
+  hide_specific_error_message: bool(
+    'Answer every failed check and refused login alike (Authentication failed.); the reason only in the audit.',
+    'tools',
+  ),
   disabled_token_types: str('Token types that may not authenticate (space separated).', 'tools'),
   change_pin_via_validate: bool('Allow PIN changes during authentication.', 'tools'),
   resync_via_multichallenge: bool('Resynchronize a token via a second challenge.', 'tools'),
@@ -371,9 +374,12 @@ const TOKEN: Table = {
     'Token types that need a description when edited (space separated).',
     'token',
   ),
-  hide_specific_error_message_for_ttype: bool('Hide which token type caused an error.', 'token'),
+  hide_specific_error_message_for_ttype: bool(
+    'Answer errors of the token type endpoints (/ttype/<type>) with a generic message (accepted; no such endpoint yet).',
+    'token',
+  ),
   hide_specific_error_message_for_offline_refill: bool(
-    'Hide the reason a refill of an offline token failed.',
+    'Hide the reason a refill of an offline token failed (accepted; no offline refill yet).',
     'token',
   ),
 };

@@ -1,7 +1,7 @@
 // passwdresolver: users of a file in /etc/passwd format. The file is read again when it changes
 // (checked at most once a second), so edits need no restart. It is opened under the rule of
 // src/files (an allowed directory, a regular file, the size limit) every time it is looked at.
-import { verifyCryptHash } from '../crypto/index.ts';
+import { decoyLike, verifyCryptHash } from '../crypto/index.ts';
 import type { AllowedFiles } from '../files/index.ts';
 import { wildcardMatcher } from '../wildcard.ts';
 import { settingText } from './settings.ts';
@@ -93,6 +93,8 @@ class PasswdStore implements UserStore {
   private byLogin = new Map<string, PasswdUser>();
   private byId = new Map<string, PasswdUser>();
   private byIdAndLogin = new Map<string, PasswdUser>();
+  /** The first user's hash that costs something to check (checkPasswordOfNobody imitates it). */
+  private costly: string | undefined;
   private stamp = '';
   private checkedAt = 0;
   /** Why the file was refused at the last look: every use fails with it until a look succeeds. */
@@ -139,6 +141,7 @@ class PasswdStore implements UserStore {
     this.byLogin = byLogin;
     this.byId = byId;
     this.byIdAndLogin = byIdAndLogin;
+    this.costly = users.find((u) => decoyLike(u.hash) !== undefined)?.hash;
   }
 
   /**
@@ -195,6 +198,13 @@ class PasswdStore implements UserStore {
     this.refresh();
     const entry = this.byIdAndLogin.get(idAndLogin(user.userid, user.username));
     return entry !== undefined && (await verifyCryptHash(entry.hash, password));
+  }
+
+  /** A check against a decoy of the first costly hash of the file: as slow as a wrong password. */
+  async checkPasswordOfNobody(password: string): Promise<void> {
+    this.refresh();
+    const decoy = this.costly === undefined ? undefined : decoyLike(this.costly);
+    if (decoy !== undefined) await verifyCryptHash(decoy, password);
   }
 
   async close(): Promise<void> {}

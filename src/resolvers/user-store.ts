@@ -32,6 +32,12 @@ export interface UserStore {
   search(filter: UserSearch, limit: number): Promise<UserRecord[]>;
   /** True when the password is the user's; a store that cannot check passwords throws. */
   checkPassword(user: UserRecord, password: string): Promise<boolean>;
+  /**
+   * Spends on a login name the store does not know what checkPassword spends on a wrong password
+   * of a user it knows (a hash of the same kind and cost), so that the time of a login does not
+   * tell whether the name exists. Stores whose check costs nothing worth imitating leave it out.
+   */
+  checkPasswordOfNobody?(password: string): Promise<void>;
   /** Editable stores only: returns the new user's id. */
   create?(changes: UserChanges, password: string | undefined): Promise<string>;
   update?(user: UserRecord, changes: UserChanges, password: string | undefined): Promise<void>;

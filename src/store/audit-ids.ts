@@ -2,8 +2,10 @@
 // reserving the ids first lets a whole batch be signed outside any transaction and then inserted,
 // signed, in one statement. Nodes sharing the database never get the same id, and rows inserted
 // without an explicit id (by older code, or by hand) never collide with a reserved one.
+
 import { sql } from 'kysely';
 import type { Store } from './database.ts';
+import { runTransaction } from './transaction.ts';
 
 /** The meta row that counts MariaDB/MySQL audit ids (AUTO_INCREMENT has no sequence to draw from). */
 const MYSQL_NEXT_ID = 'audit_next_id';
@@ -17,7 +19,7 @@ export async function reserveAuditIds(store: Store, n: number): Promise<number[]
       from generate_series(1, ${n})`.execute(store.db);
     return r.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
   }
-  const first = await store.db.transaction().execute(async (trx) => {
+  const first = await runTransaction(store, async (trx) => {
     const maxRow = await trx
       .selectFrom('audit')
       .select((eb) => eb.fn.max('id').as('max'))

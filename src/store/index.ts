@@ -17,3 +17,4 @@ export type {
   TokenRealmTable,
   TokenTable,
 } from './schema.ts';
+export { isTransientConflict, runTransaction } from './transaction.ts';

@@ -2,7 +2,12 @@
 // than MAX_CONCURRENT_HASHES hashes at once.
 import { describe, expect, it } from 'vitest';
 import { shaCrypt, verifyCryptHash } from '../../src/crypto/crypt-hashes.ts';
-import { hashQueue, MAX_CONCURRENT_HASHES, withHashSlot } from '../../src/crypto/hash-slots.ts';
+import {
+  hashesStarted,
+  hashQueue,
+  MAX_CONCURRENT_HASHES,
+  withHashSlot,
+} from '../../src/crypto/hash-slots.ts';
 import { hashPassword, verifyPassword } from '../../src/crypto/password-hash.ts';
 
 describe('hash slots', () => {
@@ -16,6 +21,15 @@ describe('hash slots', () => {
     expect(hashQueue()).toEqual({ running: MAX_CONCURRENT_HASHES, waiting: 1 });
     expect(await Promise.all(pending)).toEqual(pending.map(() => true));
     expect(hashQueue()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('counts every hash asked for, of every kind, failed ones included', async () => {
+    const before = hashesStarted();
+    const argon = await hashPassword('pw', { memoryKiB: 1024, passes: 1, parallelism: 1 });
+    await verifyPassword('wrong', argon);
+    await verifyCryptHash(`$5$rounds=1000$salt$${'x'.repeat(43)}`, 'pw');
+    await withHashSlot(async () => Promise.reject(new Error('boom'))).catch(() => undefined);
+    expect(hashesStarted() - before).toBe(4);
   });
 
   it('a job that fails gives its slot back', async () => {

@@ -20,7 +20,8 @@ import {
 } from '../helpers/user-stores.ts';
 
 const MAX_BYTES = 65_536;
-const OUTSIDE = "is not in a directory allowed for the server's files (files.allowed_dirs)";
+const OUTSIDE =
+  "is not in a directory allowed for the server's files (files.allowed_dirs in the configuration file; an entry may also name one file)";
 const OWN = "is one of the server's own files (keys, database, configuration)";
 
 /** Waits until a passwd store looks at its file again (at most once a second). */

@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ParameterError } from '../../src/errors.ts';
 import { AllowedFiles, readRegularFile } from '../../src/files/index.ts';
 
-const OUTSIDE = /^Filename: .* is not in a directory allowed for the server's files \(files\.allowed_dirs\)$/;
+const OUTSIDE =
+  /^Filename: .* is not in a directory allowed for the server's files \(files\.allowed_dirs in the configuration file; an entry may also name one file\)$/;
 
 let home: string;
 let dir: string;

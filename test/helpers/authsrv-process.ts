@@ -29,7 +29,11 @@ export interface Cli {
 }
 
 export function launch(args: string[], env: Record<string, string>, cwd: string): Cli {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: 'pipe' });
+  return watch(spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: 'pipe' }));
+}
+
+/** A started authsrv (however it was started, e.g. through npx) with its output collected. */
+export function watch(child: ChildProcess): Cli {
   let stdout = '';
   let stderr = '';
   const waiters: (() => void)[] = [];

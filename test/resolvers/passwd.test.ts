@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { hashesStarted } from '../../src/crypto/hash-slots.ts';
 import { ParameterError } from '../../src/errors.ts';
 import { parsePasswdLine, passwdResolver } from '../../src/resolvers/passwd.ts';
 import type { StoreEnvironment, UserStore } from '../../src/resolvers/user-store.ts';
@@ -157,6 +158,25 @@ describe('passwdresolver', () => {
     expect(await store.checkPassword(user, password)).toBe(true);
     expect(await store.checkPassword(user, `${password} `)).toBe(false);
     expect(await store.checkPassword(user, '')).toBe(false);
+  });
+
+  it('an unknown login costs a check like the first costly hash of the file, or none', async () => {
+    const counted = async (run: () => Promise<unknown>) => {
+      const before = hashesStarted();
+      await run();
+      return hashesStarted() - before;
+    };
+    const store = open();
+    expect(await counted(() => store.checkPasswordOfNobody!('Hello world!'))).toBe(1);
+    const alice = (await store.findByLogin('alice'))!;
+    expect(await counted(() => store.checkPassword(alice, 'wrong'))).toBe(1);
+    // A file without a costly hash: a known user costs nothing to check, nor does an unknown one.
+    const cheap = join(dir, 'cheap');
+    writeFileSync(
+      cheap,
+      'shadowed:x:1:1::/:/bin/sh\nsha:{SSHA}Woq642AcpYBkRUSo2rJa7qRsad/tXh1w:2:2::/:/bin/sh\n',
+    );
+    expect(await counted(() => open({ fileName: cheap }).checkPasswordOfNobody!('x'))).toBe(0);
   });
 
   it('x, *, locked and empty hashes never log in', async () => {

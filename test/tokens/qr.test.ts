@@ -1,11 +1,11 @@
 // The QR codes of the enrollment detail decode to the text they were made of, read back by an
 // independent decoder (Debian's zbarimg; .ci/run installs zbar-tools).
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { qrDataUrl } from '../../src/tokens/qr.ts';
+import { decodeQrFile } from '../helpers/qr-decode.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'authsrv-qr-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,20 +15,7 @@ function decode(dataUrl: string): string {
   expect(head).toBe('data:image/png;base64');
   const file = join(dir, 'code.png');
   writeFileSync(file, Buffer.from(body!, 'base64'));
-  try {
-    // stderr ignored: zbarimg complains about a missing D-Bus on machines without one.
-    const out = execFileSync('zbarimg', ['--raw', '-q', file], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    return out.replace(/\n$/, '');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new Error(
-        'zbarimg is not installed: apt-get install -y zbar-tools (the CI script .ci/run installs it)',
-      );
-    throw e;
-  }
+  return decodeQrFile(file);
 }
 
 describe('qrDataUrl', () => {

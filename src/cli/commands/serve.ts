@@ -19,12 +19,35 @@ import {
 import { stopSignal } from '../../http/stop-signal.ts';
 import { VERSION } from '../../version.ts';
 import { configFrom } from '../common.ts';
+import { forgetServing, recordServing } from '../serving-file.ts';
+
+interface ServeOptions {
+  host?: string;
+  port?: string;
+  workers?: string;
+}
+
+/** The configuration keys the flags set; checked like the file's and the environment's values. */
+function flagOverrides(opts: ServeOptions): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (opts.host !== undefined) out['http.host'] = opts.host;
+  if (opts.port !== undefined) out['http.port'] = opts.port;
+  if (opts.workers !== undefined) out['http.workers'] = opts.workers;
+  return out;
+}
 
 export function serveCommand(): Command {
   return new Command('serve')
     .description('run the authentication server (http.workers: several processes sharing the port)')
-    .action(async (_opts, cmd: Command) => {
-      const config = configFrom(cmd);
+    .option('--host <address>', 'address to listen on (http.host, AUTHSRV_HTTP_HOST; default 127.0.0.1)')
+    .option('--port <number>', 'TCP port, 0 for any free one (http.port, AUTHSRV_HTTP_PORT; default 5000)')
+    .option('--workers <number>', 'processes sharing the port, 0 for one per CPU (http.workers; default 1)')
+    .addHelpText(
+      'after',
+      '\nEach setting comes from the first of: these flags, AUTHSRV_* variables, the configuration file, the default.',
+    )
+    .action(async (opts: ServeOptions, cmd: Command) => {
+      const config = configFrom(cmd, flagOverrides(opts));
       const workers = workerCount(config.http.workers);
       const role = servingRole(workers);
       if (role === 'worker') return runWorker(config);
@@ -66,11 +89,13 @@ async function runSingle(config: Config): Promise<void> {
   const rt = await openPrimary(config, 1);
   const server = await startServer(rt);
   console.log(listeningLine(rt, server.url, 1));
+  recordServing(config.dataDir, server.url);
   const rotation = startAuditRotation(rt);
   const signal = await stopSignal('default');
   rt.log.info({ signal }, 'shutting down');
   rotation.stop();
   await closeServing(rt, server);
+  forgetServing(config.dataDir);
 }
 
 /**
@@ -102,10 +127,12 @@ async function runPrimary(config: Config, count: number): Promise<void> {
     throw e;
   });
   console.log(listeningLine(rt, workers.url, count));
+  recordServing(config.dataDir, workers.url);
   const rotation = startAuditRotation(rt);
   const signal = await stopSignal('ignore');
   rt.log.info({ signal }, 'shutting down');
   rotation.stop();
   await workers.stop(signal);
   await rt.store.close();
+  forgetServing(config.dataDir);
 }

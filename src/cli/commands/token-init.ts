@@ -1,8 +1,12 @@
 // `authsrv token init`: enrolls a token (or re-keys one of the same type), as POST /token/init.
 // The PIN comes from standard input, never from the command line; the key is never audited.
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { initToken } from '../../core/token/index.ts';
+import { ParameterError } from '../../errors.ts';
 import { notBoth, printJson, readStdinLine, runAudited } from '../common.ts';
+import { terminalQr, writeQrPng } from '../qr.ts';
 
 interface InitOptions {
   type: string;
@@ -16,6 +20,9 @@ interface InitOptions {
   pinStdin?: boolean;
   description?: string;
   json?: boolean;
+  /** false with --no-qr */
+  qr: boolean;
+  qrPng?: string;
 }
 
 /** The `init` subcommand, attached under `authsrv token`. */
@@ -33,7 +40,10 @@ export function tokenInitCommand(): Command {
     .option('--pin-stdin', 'read the token PIN from standard input')
     .option('--description <text>', 'description')
     .option('--json', 'print JSON (without QR images)')
+    .option('--no-qr', 'do not draw the QR code of the otpauth URI in the terminal')
+    .option('--qr-png <file>', 'also write the QR code as a PNG image (mode 0600, a new file)')
     .action(async (o: InitOptions, cmd: Command) => {
+      if (o.qrPng !== undefined) checkNewFile(o.qrPng);
       const pin = o.pinStdin ? await readStdinLine() : undefined;
       const params = initParams(o, pin);
       const action = {
@@ -51,9 +61,25 @@ export function tokenInitCommand(): Command {
         (ctx) => initToken(ctx, params),
         (r) => ({ serial: r.serial, token_type: r.type }),
       );
+      const uri = otpauthUri(detail);
+      if (uri !== undefined && o.qrPng !== undefined) writeQrPng(uri, o.qrPng);
       if (o.json) return printJson(withoutImages(detail));
       printEnrollment(serial, detail);
+      if (uri !== undefined && o.qr)
+        console.log(terminalQr(uri, process.stdout.isTTY === true && !process.env.NO_COLOR));
     });
+}
+
+/** Refused before the token is enrolled, so that a bad file name leaves no token without its QR. */
+function checkNewFile(file: string): void {
+  if (existsSync(file)) throw new ParameterError(`--qr-png: ${file} exists; give the name of a new file`);
+  if (!existsSync(dirname(file)))
+    throw new ParameterError(`--qr-png: the directory ${dirname(file)} does not exist`);
+}
+
+function otpauthUri(detail: Record<string, unknown>): string | undefined {
+  const url = (detail.googleurl as { value?: unknown } | undefined)?.value;
+  return typeof url === 'string' ? url : undefined;
 }
 
 /** The /token/init parameters of the options (the PIN is read separately, never from argv). */
@@ -87,8 +113,8 @@ function initDetail(o: InitOptions): string {
 /** The serial and what the owner needs: the otpauth URI, a generated password or registration code. */
 function printEnrollment(serial: string, detail: Record<string, unknown>): void {
   console.log(`serial: ${serial}`);
-  const url = (detail.googleurl as { value?: unknown } | undefined)?.value;
-  if (typeof url === 'string') console.log(`otpauth URI: ${url}`);
+  const url = otpauthUri(detail);
+  if (url !== undefined) console.log(`otpauth URI: ${url}`);
   if (typeof detail.password === 'string') console.log(`password: ${detail.password}`);
   if (typeof detail.registrationcode === 'string')
     console.log(`registration code: ${detail.registrationcode}`);

@@ -7,7 +7,7 @@
 // they would for a single insert; closing the store waits for the rows still in flight.
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
-import { type AuditTable, reserveAuditIds, type Store } from '../../store/index.ts';
+import { type AuditTable, reserveAuditIds, runTransaction, type Store } from '../../store/index.ts';
 export type UnsignedAuditRow = Omit<Insertable<AuditTable>, 'id' | 'signature'>;
 
 /** The signatures of rows under the ids they will have, in their order. */
@@ -85,7 +85,7 @@ export class AuditWriter {
         return;
       }
       try {
-        await this.#store.db.transaction().execute((trx) => trx.insertInto('audit').values(rows).execute());
+        await runTransaction(this.#store, (trx) => trx.insertInto('audit').values(rows).execute());
         this.#batches++;
         for (const [i, p] of batch.entries()) p.resolve(rows[i]!.id!);
         return;

@@ -10,6 +10,7 @@ import { checkLength, LIMITS } from '../limits.ts';
 import { accountOf, type ThrottleVerdict, throttled } from '../throttle/index.ts';
 import { type CheckResult, check } from '../validate/index.ts';
 import { verifyAdmin } from './admins.ts';
+import { hidingLoginFailures, spendAsForARealm, spendAsForAUser } from './enumeration.ts';
 import { rightsOf } from './rights.ts';
 import { checkSession } from './sessions.ts';
 import { jwtValidity, loginMode, subjectOf, webuiSettings } from './webui.ts';
@@ -43,7 +44,29 @@ const PI_LOGIN = { loginmode: 'privacyIDEA' } as const;
 
 export const WRONG_CREDENTIALS = 'Authentication failure. Wrong credentials';
 
-export async function login(rt: Runtime, req: LoginRequest): Promise<LoginResult | LoginChallenge> {
+/** A login; under hide_specific_error_message its refusals look alike (enumeration.ts). */
+export function login(rt: Runtime, req: LoginRequest): Promise<LoginResult | LoginChallenge> {
+  return hidingLoginFailures(
+    rt,
+    () => triedBy(rt, req),
+    () => loginNow(rt, req),
+  );
+}
+
+/** Whom a login tried: the name and realm of `user@realm` or the realm parameter, else as sent. */
+async function triedBy(
+  rt: Runtime,
+  req: LoginRequest,
+): Promise<{ login: string; realm: string; client: string }> {
+  const tried = await splitLogin(rt, req.username ?? '', req.realm).catch(() => undefined);
+  return {
+    login: tried?.login ?? req.username ?? '',
+    realm: tried?.realm ?? req.realm ?? '',
+    client: req.client,
+  };
+}
+
+async function loginNow(rt: Runtime, req: LoginRequest): Promise<LoginResult | LoginChallenge> {
   // Refused before anything is looked up: no hash or user store sees an overlong password.
   checkLength('password', req.password, LIMITS.password);
   // Then the brute-force throttling: a throttled login is refused before any password is checked.
@@ -60,6 +83,7 @@ function loginVerdict(result: LoginResult | LoginChallenge): ThrottleVerdict {
 
 async function checkedLogin(rt: Runtime, req: LoginRequest): Promise<LoginResult | LoginChallenge> {
   if (req.realm && !(await realmExists(rt, req.realm))) {
+    await spendAsForARealm(req.password ?? '');
     throw new AuthError(`Authentication failure. Unknown realm: ${req.realm}.`, ERR.WrongCredentials);
   }
   if (!req.username) {
@@ -144,7 +168,10 @@ async function loginRealmUser(
   const { login: name, realm } = await splitLogin(rt, req.username!, req.realm);
   if (!realm) return undefined;
   const user = await storeCall(rt, name, realm, () => findUser(rt, name, realm));
-  if (!user) return undefined;
+  if (!user) {
+    await spendAsForAUser(rt, realm, password);
+    return undefined;
+  }
   const mode = await loginMode(rt, { username: user.login, realm: user.realm, client: req.client, user });
   if (mode === 'disable') throw new PolicyError('The login for this user is disabled.');
   // login_mode=privacyIDEA checks the password as /validate/check does: PIN+OTP logs in, a PIN

@@ -7,9 +7,10 @@ import { type AuditEntry, callerColumns } from '../audit/index.ts';
 import type { Runtime } from '../context.ts';
 import { splitLogin } from '../directory/index.ts';
 import type { LoginChallenge, LoginResult } from './auth.ts';
+import { HiddenLoginError } from './enumeration.ts';
 
 type LoginColumns = Partial<
-  Pick<AuditEntry, 'administrator' | 'user' | 'realm' | 'authentication' | 'success'>
+  Pick<AuditEntry, 'administrator' | 'user' | 'realm' | 'authentication' | 'success' | 'info'>
 >;
 
 /** What a login request gave: the name (maybe `user@realm`) and the realm parameter. */
@@ -25,9 +26,17 @@ async function triedColumns(rt: Runtime, attempt: LoginAttempt): Promise<LoginCo
   return tried ? { user: tried.login, realm: tried.realm } : {};
 }
 
-/** A login that failed: whom it tried (its info is the failure's message, as for every request). */
-export async function failedLoginColumns(rt: Runtime, attempt: LoginAttempt): Promise<LoginColumns> {
-  return { ...(await triedColumns(rt, attempt)), authentication: 'REJECT', success: false };
+/**
+ * A login that failed: whom it tried. Its info is the failure's message, as for every request; of
+ * a failure answered generically (hide_specific_error_message), the real reason.
+ */
+export async function failedLoginColumns(
+  rt: Runtime,
+  attempt: LoginAttempt,
+  failure?: unknown,
+): Promise<LoginColumns> {
+  const reason = failure instanceof HiddenLoginError ? { info: failure.reason } : {};
+  return { ...(await triedColumns(rt, attempt)), ...reason, authentication: 'REJECT', success: false };
 }
 
 /**

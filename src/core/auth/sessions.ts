@@ -20,6 +20,7 @@
 import type { Transaction } from 'kysely';
 import { AuthError, ERR, ParameterError, ResourceNotFoundError, UserError } from '../../errors.ts';
 import type { Database, Store } from '../../store/index.ts';
+import { runTransaction } from '../../store/index.ts';
 import {
   bumpCounter,
   CountedCache,
@@ -113,7 +114,7 @@ export async function writeSessionTables<T>(
   write: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
   try {
-    return await store.db.transaction().execute(async (trx) => {
+    return await runTransaction(store, async (trx) => {
       await bumpCounter(trx, store, SESSION_VERSION_ROW);
       return await write(trx);
     });

@@ -11,6 +11,7 @@
 // REUSE_MS (1 s) late. A change made on this node is seen at once.
 import type { Transaction } from 'kysely';
 import type { Database, Store } from '../../store/index.ts';
+import { runTransaction } from '../../store/index.ts';
 import {
   bumpCounter,
   CountedCache,
@@ -162,7 +163,7 @@ export async function writeRealmTables<T>(
   write: (trx: Transaction<Database>) => Promise<{ value: T; changed: boolean }>,
 ): Promise<T> {
   try {
-    return await store.db.transaction().execute(async (trx) => {
+    return await runTransaction(store, async (trx) => {
       const { value, changed } = await write(trx);
       if (changed) await bumpCounter(trx, store, REALM_VERSION_ROW);
       return value;

@@ -3,6 +3,7 @@
 import { ParameterError } from '../../errors.ts';
 import { isTrue } from '../../is-true.ts';
 import { type FileValue, formatPolicyFile, parsePolicyFile } from '../../policy/index.ts';
+import { runTransaction } from '../../store/index.ts';
 import type { Context, Runtime } from '../context.ts';
 import { forgetCompiled, getPolicies, setPolicyIn } from './policy.ts';
 import type { PolicyInput } from './records.ts';
@@ -61,7 +62,7 @@ export async function importPolicies(ctx: Context, text: string): Promise<number
   if (text.trim() === '') throw new ParameterError('Error loading policy. File empty!');
   const sections = parsePolicyFile(text);
   if (sections.size === 0) throw new ParameterError('Error loading policy. File empty!');
-  await ctx.store.db.transaction().execute(async (trx) => {
+  await runTransaction(ctx.store, async (trx) => {
     for (const [name, attrs] of sections) await setPolicyIn(ctx, trx, name, importInput(name, attrs));
   });
   forgetCompiled(ctx);

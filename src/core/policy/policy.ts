@@ -14,6 +14,7 @@ import {
   type PolicySet,
 } from '../../policy/index.ts';
 import type { Database, PolicyTable } from '../../store/index.ts';
+import { runTransaction } from '../../store/index.ts';
 import { textList } from '../../text-list.ts';
 import { wildcardMatcher } from '../../wildcard.ts';
 import {
@@ -86,7 +87,7 @@ const TEXT_FIELDS = [
 
 /** Creates or updates a policy (reference 5.6); returns its database id. Nothing is stored on error. */
 export async function setPolicy(ctx: Context, name: string, input: PolicyInput): Promise<number> {
-  const id = await ctx.store.db.transaction().execute((trx) => setPolicyIn(ctx, trx, name, input));
+  const id = await runTransaction(ctx.store, (trx) => setPolicyIn(ctx, trx, name, input));
   forgetCompiled(ctx);
   return id;
 }
@@ -220,7 +221,7 @@ async function change(
   name: string,
   act: (trx: Transaction<Database>, id: number) => Promise<unknown>,
 ) {
-  const id = await ctx.store.db.transaction().execute(async (trx) => {
+  const id = await runTransaction(ctx.store, async (trx) => {
     const row = await trx.selectFrom('policy').select('id').where('name', '=', name).executeTakeFirst();
     if (!row) throw new ResourceNotFoundError(NOT_FOUND);
     await act(trx, row.id);

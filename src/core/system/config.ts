@@ -4,6 +4,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { ERR, ParameterError, ResourceNotFoundError } from '../../errors.ts';
 import { isTrue } from '../../is-true.ts';
 import type { Database, Store } from '../../store/index.ts';
+import { runTransaction } from '../../store/index.ts';
 import {
   bumpCounter,
   CONFIG_VERSION_ROW,
@@ -141,7 +142,7 @@ export async function setConfig(
   // Everything that can be checked without the database fails before a transaction starts.
   for (const e of entries) validateEntry(e);
   if (entries.some((e) => e.type === 'password')) ctx.hsm.encrypt('');
-  const out = await ctx.store.db.transaction().execute(async (trx) => {
+  const out = await runTransaction(ctx.store, async (trx) => {
     const out: Record<string, 'insert' | 'update'> = {};
     for (const e of entries) {
       const stored = await trx
@@ -201,7 +202,7 @@ export async function getConfigValue(ctx: Context, key: string): Promise<string 
 
 /** Deletes one entry and returns the value it had (censored when it was a password). */
 export async function deleteConfig(ctx: Context, key: string): Promise<string> {
-  const old = await ctx.store.db.transaction().execute(async (trx) => {
+  const old = await runTransaction(ctx.store, async (trx) => {
     const row = await trx.selectFrom('config').selectAll().where('name', '=', key).executeTakeFirst();
     if (!row) throw new ResourceNotFoundError(`The configuration key '${key}' does not exist.`);
     await trx.deleteFrom('config').where('name', '=', key).execute();

@@ -7,6 +7,7 @@ import type { Transaction } from 'kysely';
 import { ERR, ParameterError, PolicyError, TokenAdminError } from '../../errors.ts';
 import { isTrue } from '../../is-true.ts';
 import type { Database } from '../../store/index.ts';
+import { runTransaction } from '../../store/index.ts';
 import {
   defaultTokenType,
   type Enrollment,
@@ -33,6 +34,7 @@ import { tokenLockedError } from './select.ts';
 import { checkSerial, generateSerial } from './serial.ts';
 import { intSetting, typeSettings } from './settings.ts';
 import {
+  addTokenInfo,
   consumeOtp,
   findToken,
   insertToken,
@@ -174,7 +176,7 @@ async function verifyEnrollment(
   const match = t.type.checkOtp(tokenState(ctx, t), otp, ctx.clock());
   if (!match || !(await consumeOtp(ctx, t, match.newCount)))
     throw new ParameterError('Verification of the new token failed.');
-  await ctx.store.db.transaction().execute(async (trx) => {
+  await runTransaction(ctx.store, async (trx) => {
     await setRolloutState(trx, t.row.id, 'enrolled');
     if (match.info) await setTokenInfo(ctx, trx, t.row.id, match.info);
   });
@@ -294,7 +296,7 @@ interface Stored {
 
 /** The token in one transaction: its row, tokeninfo, and owner or realm. */
 async function storeToken(ctx: Context, e: Enrolling, w: Stored): Promise<void> {
-  await ctx.store.db.transaction().execute(async (trx) => {
+  await runTransaction(ctx.store, async (trx) => {
     const existing = await trx
       .selectFrom('token')
       .selectAll()
@@ -302,8 +304,8 @@ async function storeToken(ctx: Context, e: Enrolling, w: Stored): Promise<void> 
       .executeTakeFirst();
     if (existing) await checkRekey(ctx, trx, e, existing);
     const id = await writeRow(ctx, trx, e, w, existing);
-    if (!existing) await setTokenInfo(ctx, trx, id, creationInfo('software', w.now));
-    await setTokenInfo(ctx, trx, id, w.info);
+    if (existing) await setTokenInfo(ctx, trx, id, w.info);
+    else await addTokenInfo(ctx, trx, id, { ...creationInfo('software', w.now), ...w.info });
     if (e.owner) await setTokenOwner(trx, id, ownerRecord(e.owner));
     else if (e.params.realm) await setTokenRealms(trx, id, [e.params.realm]);
   });

@@ -1,6 +1,8 @@
 // Token groups (reference 3.4 `tokengroup`, 3.5 `/token/group`, 6.5 `/tokengroup/`): named groups
 // an administrator defines and puts tokens into; the token record lists the names of its groups.
+
 import { ConfigAdminError, ParameterError, ResourceNotFoundError } from '../../errors.ts';
+import { runTransaction } from '../../store/index.ts';
 import type { Context, Runtime } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
 import { forEachToken, tokenLockedError } from './select.ts';
@@ -122,7 +124,7 @@ export async function addTokenToGroup(ctx: Context, serial: string, group: strin
   if (!group) throw ParameterError.missing('groupname');
   const t = await pickToken(ctx, serial);
   const [id] = await groupIds(ctx, [group]);
-  await ctx.store.db.transaction().execute((trx) => joinTokenGroup(trx, t.row.id, id!));
+  await runTransaction(ctx.store, (trx) => joinTokenGroup(trx, t.row.id, id!));
   return 1;
 }
 
@@ -134,7 +136,7 @@ export async function setGroupsOfToken(
 ): Promise<number> {
   const t = await pickToken(ctx, serial);
   const ids = [...new Set(await groupIds(ctx, [...new Set(groups)]))];
-  await ctx.store.db.transaction().execute((trx) => setTokenGroups(trx, t.row.id, ids));
+  await runTransaction(ctx.store, (trx) => setTokenGroups(trx, t.row.id, ids));
   return 1;
 }
 

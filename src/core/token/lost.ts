@@ -11,12 +11,12 @@ import { inTransaction, pick, refuseLocked } from './select.ts';
 import { checkSerial } from './serial.ts';
 import { typeSettings } from './settings.ts';
 import {
+  addTokenInfo,
   deleteTokenRows,
   findToken,
   insertToken,
   sealKey,
   setActive,
-  setTokenInfo,
   setTokenOwner,
   setTokenRealms,
 } from './store/index.ts';
@@ -102,7 +102,7 @@ export async function lostToken(ctx: Context, serial: string): Promise<LostResul
   await inTransaction(ctx, async (trx) => {
     if (previous) await deleteTokenRows(trx, previous);
     const id = await insertToken(trx, row);
-    await setTokenInfo(ctx, trx, id, { ...creationInfo('software', now), validity_period_end: endDate });
+    await addTokenInfo(ctx, trx, id, { ...creationInfo('software', now), validity_period_end: endDate });
     await setTokenOwner(trx, id, t.owner);
     await setTokenRealms(trx, id, t.realms);
     await setActive(trx, t.row.id, false);

@@ -4,6 +4,7 @@
 import type { Transaction } from 'kysely';
 import { ERR, ParameterError, PolicyError, ResourceNotFoundError, TokenAdminError } from '../../errors.ts';
 import type { Database } from '../../store/index.ts';
+import { runTransaction } from '../../store/index.ts';
 import { grantedRealms, isAllowed } from '../access/index.ts';
 import type { Context } from '../context.ts';
 import { requireUser, userStore } from '../directory/index.ts';
@@ -164,7 +165,7 @@ export function refuseLocked(tokens: readonly LoadedToken[]): void {
 }
 
 export async function inTransaction<T>(ctx: Context, work: (trx: Trx) => Promise<T>): Promise<T> {
-  return ctx.store.db.transaction().execute(work);
+  return runTransaction(ctx.store, work);
 }
 
 export function bulkValue(p: Picked, count: number): BulkValue {

@@ -1,6 +1,8 @@
 // Custom user attributes (reference 6.3): kept in authsrv's own database per resolver, user and
 // realm, merged into the user's info, and set or deleted as the caller's policies allow.
+
 import { ParameterError, PolicyError } from '../../errors.ts';
+import { runTransaction } from '../../store/index.ts';
 import { actionValues, unrestricted } from '../access/index.ts';
 import type { Context, Runtime } from '../context.ts';
 import { type ResolvedUser, requireUser } from '../directory/index.ts';
@@ -127,7 +129,7 @@ export async function setUserAttribute(
   checkLength('type', type, LIMITS.attributeType);
   if (!maySet(await editableAttributes(ctx, user), key, value))
     throw new PolicyError(`You are not allowed to set the custom user attribute ${key}!`);
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return runTransaction(ctx.store, async (trx) => {
     const where = trx
       .selectFrom('user_attribute')
       .select('id')

@@ -2,6 +2,7 @@
 // tries every unassigned token of the user's realm with the pass split into PIN and OTP; the first
 // token whose OTP matches is assigned to the user, with the PIN part as its PIN.
 
+import { runTransaction } from '../../store/index.ts';
 import { type Runtime, withCaller } from '../context.ts';
 import type { ResolvedUser } from '../directory/index.ts';
 import { configFlag } from '../system/index.ts';
@@ -79,7 +80,7 @@ export async function autoassign(
     await checkTokenLimits(ctx, user, user.realm, t.row.tokentype, undefined);
     if (!(await consumeOtp(rt, t, match.newCount, match.newKey))) continue;
     const pin = await pinHash(parts.pin);
-    await rt.store.db.transaction().execute(async (trx) => {
+    await runTransaction(rt.store, async (trx) => {
       await setTokenOwner(trx, t.row.id, ownerRecord(user));
       await resetFailcount(trx, t.row.id, pin);
     });

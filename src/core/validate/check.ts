@@ -13,6 +13,7 @@ import { type LoadedToken, requireToken } from '../token/index.ts';
 import { autoassign } from './autoassign.ts';
 import { pollTransaction } from './challenge-store.ts';
 import { checkTokenList } from './check-token-list.ts';
+import { type CheckProgress, hiddenFailure, hidesOutcome, NOT_THE_USERS_TOKEN } from './enumeration.ts';
 import { answerOf } from './outcome.ts';
 import { RequestPolicies, requireApiKey, type Who } from './policies.ts';
 import { postProcess } from './post-process.ts';
@@ -82,11 +83,32 @@ function checkVerdict(res: CheckResult): ThrottleVerdict {
   return answer === 'REJECT' ? 'failure' : 'neither';
 }
 
-/** /validate/check (and samlcheck, radiuscheck, and login_mode=privacyIDEA). */
+/**
+ * /validate/check (and samlcheck, radiuscheck, and login_mode=privacyIDEA). Under
+ * hide_specific_error_message an unknown user or serial is a REJECT like any other (enumeration.ts).
+ */
 export async function check(rt: Runtime, request: CheckInput): Promise<CheckResult> {
   checkRequestParams(request);
   const set = await compiledPolicies(rt);
-  const { input, who, user, token } = await named(rt, set, request);
+  const seen: CheckProgress = {
+    who: { login: request.user ?? '', realm: request.realm ?? '' },
+    client: request.client,
+    serial: request.serial,
+  };
+  try {
+    return await checkNamed(rt, set, request, seen);
+  } catch (e) {
+    return hiddenFailure(rt, set, seen, e);
+  }
+}
+
+async function checkNamed(
+  rt: Runtime,
+  set: PolicySet,
+  request: CheckInput,
+  seen: CheckProgress,
+): Promise<CheckResult> {
+  const { input, who, user, token } = await named(rt, set, request, seen);
   const pol = new RequestPolicies(set, rt, { ...who, ...(user ? { user } : {}) }, input.client);
   if (input.apiKey) await requireApiKey(rt, pol, input.apiKey.authorization);
   const res = token
@@ -99,7 +121,9 @@ export async function check(rt: Runtime, request: CheckInput): Promise<CheckResu
         await userPath(rt, { input, who, pol, user }),
       );
   const audit = checkAudit(who, user, res.token ?? token, res.detail);
-  return { value: res.value, detail: postProcess(res, pol, user), user, audit };
+  const detail = postProcess(res, pol, user);
+  // A failure answered generically names no user either (samlcheck's attributes).
+  return { value: res.value, detail, user: hidesOutcome(res, pol) ? undefined : user, audit };
 }
 
 /**
@@ -111,6 +135,7 @@ async function named(
   rt: Runtime,
   set: PolicySet,
   request: CheckInput,
+  seen: CheckProgress,
 ): Promise<{ input: CheckInput; who: Who; user: ResolvedUser | undefined; token: LoadedToken | undefined }> {
   let input = request;
   let who: Who = { login: '', realm: '' };
@@ -119,6 +144,7 @@ async function named(
     const asked = await requestedUser(rt, set, input);
     input = { ...input, pass: asked.pass };
     who = asked.who;
+    seen.who = who;
     user = await findUser(rt, who.login, who.realm);
   }
   if (!input.serial) return { input, who, user, token: undefined };
@@ -126,11 +152,12 @@ async function named(
   if (input.user) {
     const u = await requireUser(rt, who.login, who.realm);
     if (token.owner?.resolver !== u.resolver || token.owner.userId !== u.userid) {
-      throw new ParameterError('Given serial does not belong to given user!');
+      throw new ParameterError(NOT_THE_USERS_TOKEN);
     }
   }
   user ??= await ownerUser(rt, token);
   who = { login: user?.login ?? '', realm: user?.realm ?? token.realms[0] ?? '' };
+  seen.who = who;
   return { input, who, user, token };
 }
 

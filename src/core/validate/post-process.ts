@@ -4,6 +4,7 @@
 import { ERR, PolicyError } from '../../errors.ts';
 import type { ResolvedUser } from '../directory/index.ts';
 import { decorateChallenges } from './challenges.ts';
+import { HIDDEN_MESSAGE, hidesOutcome } from './enumeration.ts';
 import { authorizeToken, type Detail, type RequestPolicies } from './policies.ts';
 import type { ListResult } from './round.ts';
 
@@ -24,10 +25,7 @@ export function postProcess(
       ERR.ValidateDenied,
     );
   }
-  const challenge = Array.isArray(res.detail.multi_challenge) && res.detail.multi_challenge.length > 0;
-  if (!res.value && !challenge && pol.isSet('authentication', 'hide_specific_error_message')) {
-    detail = { message: 'Authentication failed.' };
-  }
+  if (hidesOutcome(res, pol)) detail = { message: HIDDEN_MESSAGE };
   return detail;
 }
 

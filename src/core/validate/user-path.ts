@@ -1,7 +1,7 @@
 // The user path of a check (check_user_pass, reference 4.2.1): auth_cache around it, then the
 // passOnNoUser / passOnNoToken / passthru policies, the audit-counted limits, last_auth, and the
 // user's tokens through check_token_list.
-import { AuthError, ERR, UserError } from '../../errors.ts';
+import { UserError } from '../../errors.ts';
 import type { Runtime } from '../context.ts';
 import type { ResolvedUser } from '../directory/index.ts';
 import { type LoadedToken, tokensOfOwner } from '../token/index.ts';
@@ -57,12 +57,13 @@ async function userPathUncached(rt: Runtime, req: UserRequest): Promise<ListResu
   );
 }
 
-/** A user that does not exist: passOnNoUser, else an error (a generic one under hide_specific_error_message). */
+/**
+ * A user that does not exist: passOnNoUser, else an error (under hide_specific_error_message
+ * answered as a REJECT by check(): enumeration.ts).
+ */
 function unknownUser({ pol, who }: UserRequest): ListResult {
   const names = pol.names('authentication', 'passOnNoUser');
   if (names.length > 0) return accepted(`user does not exist, accepted due to '${names[0]}'`);
-  if (pol.isSet('authentication', 'hide_specific_error_message'))
-    throw new AuthError('', ERR.WrongCredentials);
   throw new UserError(`User <${who.login}@${who.realm}> does not exist.`);
 }
 

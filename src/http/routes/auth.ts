@@ -23,7 +23,7 @@ const logIn: Handler = async ({ rt, params, audit, client }) => {
     client,
     transactionId: params.str('transaction_id'),
   }).catch(async (e) => {
-    Object.assign(audit, await failedLoginColumns(rt, attempt));
+    Object.assign(audit, await failedLoginColumns(rt, attempt, e));
     throw e;
   });
   Object.assign(audit, await loginColumns(rt, attempt, result));

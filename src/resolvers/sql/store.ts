@@ -4,7 +4,7 @@
 // identifiers quoted by Kysely, the Where filter is parsed into column comparisons, and every value
 // is a bound parameter.
 import { type Expression, type SqlBool, sql } from 'kysely';
-import { makeCryptHash, verifyCryptHash } from '../../crypto/index.ts';
+import { decoyLike, makeCryptHash, verifyCryptHash } from '../../crypto/index.ts';
 import { ParameterError, ResolverError, UserError } from '../../errors.ts';
 import type { StoreEnvironment, UserChanges, UserRecord, UserSearch, UserStore } from '../user-store.ts';
 import { equals, matches, whereFilter } from './conditions.ts';
@@ -34,6 +34,10 @@ export class SqlStore implements UserStore {
   private closed = false;
   /** Password hashes of the records this store handed out, so a login costs one query. */
   private readonly hashes = new WeakMap<UserRecord, string | null>();
+  /** A costly hash of some user of the table, seen last: what checkPasswordOfNobody imitates. */
+  private costly: string | undefined;
+  /** Whether the table was asked once for a user whose hash to imitate. */
+  private probed = false;
   /** The distinct columns a lookup reads. */
   private readonly columns: string[];
 
@@ -113,7 +117,9 @@ export class SqlStore implements UserStore {
       if (v !== null && v !== undefined) record[attribute] = text(v);
     }
     const pw = map.password === undefined ? undefined : row[map.password];
-    this.hashes.set(record, pw === null || pw === undefined ? null : text(pw));
+    const hash = pw === null || pw === undefined ? null : text(pw);
+    this.hashes.set(record, hash);
+    if (hash !== null && decoyLike(hash) !== undefined) this.costly = hash;
     return record;
   }
 
@@ -184,6 +190,19 @@ export class SqlStore implements UserStore {
       hash = this.hashes.get(fresh) ?? null;
     }
     return hash !== null && (await verifyCryptHash(hash, password));
+  }
+
+  /**
+   * A check against a decoy of a hash of this table (the last costly one a lookup read; before any,
+   * the first user's, read once): as slow as a wrong password of a user of the table.
+   */
+  async checkPasswordOfNobody(password: string): Promise<void> {
+    if (this.costly === undefined && !this.probed) {
+      this.probed = true;
+      await this.select([], 1).catch(() => []);
+    }
+    const decoy = this.costly === undefined ? undefined : decoyLike(this.costly);
+    if (decoy !== undefined) await verifyCryptHash(decoy, password);
   }
 
   private mustBeEditable(): void {

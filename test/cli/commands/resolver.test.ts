@@ -185,7 +185,7 @@ describe('authsrv resolver test and input errors', () => {
         await c.run(['resolver', 'test', '--type', 'passwdresolver', 'Filename=/etc/shadow']),
       ),
     ).toBe(
-      "authsrv: Filename: /etc/shadow is not in a directory allowed for the server's files (files.allowed_dirs)",
+      "authsrv: Filename: /etc/shadow is not in a directory allowed for the server's files (files.allowed_dirs in the configuration file; an entry may also name one file)",
     );
 
     // SQL answers with a user count, -1 when it fails; --resolver starts from a stored resolver.

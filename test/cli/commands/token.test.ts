@@ -1,9 +1,12 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
 import { findToken, pinMatches } from '../../../src/core/token/store/index.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { filesRealm, useCliEnv } from '../../helpers/cli-fixture.ts';
 import { testDialects } from '../../helpers/dialects.ts';
+import { decodeQrFile, decodeTerminalQr } from '../../helpers/qr-decode.ts';
 
 /** RFC 4226 appendix D: the seed "12345678901234567890" and its first HOTP values. */
 const RFC_KEY = '3132333435363738393031323334353637383930';
@@ -127,6 +130,53 @@ describe.each(testDialects())('authsrv token and validate check on %s', (dialect
     expect(rows[5]).toMatchObject({ authentication: 'REJECT', serial: 'H1' });
     // Nothing secret in the audit: neither the PIN nor the seed.
     expect(JSON.stringify(rows.map((r) => [r.info, r.action_detail]))).not.toMatch(/1234|new-pin|313233/);
+  });
+
+  it('draws the QR code of the otpauth URI in the terminal and writes it as PNG with --qr-png', async () => {
+    const png = join(c.dataDir, 'alice.png');
+    const init = await c.run([
+      'token',
+      'init',
+      '--type',
+      'totp',
+      '--serial',
+      'Q1',
+      '--user',
+      'alice@main',
+      '--qr-png',
+      png,
+    ]);
+    expect(init).toMatchObject({ code: 0, stderr: '' });
+    const [serial, uriLine, ...drawing] = init.stdout.trimEnd().split('\n');
+    expect(serial).toBe('serial: Q1');
+    const uri = uriLine!.replace(/^otpauth URI: /, '');
+    expect(uri).toMatch(/^otpauth:\/\/totp\/Q1\?secret=[A-Z2-7]+&/);
+    // Not a terminal: plain half blocks, no colour codes.
+    expect(decodeTerminalQr(drawing.join('\n'))).toBe(uri);
+    expect(decodeQrFile(png)).toBe(uri);
+
+    const quiet = await c.run(['token', 'init', '--type', 'hotp', '--serial', 'Q2', '--no-qr']);
+    expect(quiet.stdout).toMatch(/^serial: Q2\notpauth URI: otpauth:\/\/hotp\/Q2\?[^\n]*\n$/);
+  });
+
+  it('refuses --qr-png naming an existing file before enrolling anything', async () => {
+    const png = join(c.dataDir, 'taken.png');
+    writeFileSync(png, 'not mine');
+    const r = await c.run(['token', 'init', '--type', 'totp', '--serial', 'Q3', '--qr-png', png]);
+    expect(expectOneLineError(r)).toContain(`--qr-png: ${png} exists`);
+    expect(await token('Q3')).toBeUndefined();
+    const missing = await c.run([
+      'token',
+      'init',
+      '--type',
+      'totp',
+      '--serial',
+      'Q3',
+      '--qr-png',
+      join(c.dataDir, 'no/dir.png'),
+    ]);
+    expect(expectOneLineError(missing)).toContain('does not exist');
+    expect(await token('Q3')).toBeUndefined();
   });
 
   it("audits an enrollment's token type: the token's own, the type asked for when it fails", async () => {

@@ -1,6 +1,7 @@
 // The audit columns of /auth (issue 16 item 10): only a login that issued a token is a success; a
 // challenge or a failure names the user and realm it tried, so that auth_max_fail counts it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HiddenLoginError } from '../../../src/core/auth/enumeration.ts';
 import { failedLoginColumns, type LoginResult, loginColumns } from '../../../src/core/auth/index.ts';
 import { testDialects } from '../../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
@@ -54,5 +55,19 @@ describe.each(testDialects())('the audit columns of a login on %s', (dialect) =>
       authentication: 'REJECT',
       success: false,
     });
+  });
+
+  it('records the real reason of a failure answered generically (hide_specific_error_message)', async () => {
+    const hidden = new HiddenLoginError('Authentication failure. Unknown realm: nowhere.');
+    expect(await failedLoginColumns(t.rt, { username: 'alice', realm: 'r1' }, hidden)).toEqual({
+      user: 'alice',
+      realm: 'r1',
+      info: 'Authentication failure. Unknown realm: nowhere.',
+      authentication: 'REJECT',
+      success: false,
+    });
+    // Any other failure's info is its message, which the last pipeline step writes.
+    const plain = await failedLoginColumns(t.rt, { username: 'alice', realm: 'r1' }, new Error('x'));
+    expect(plain).not.toHaveProperty('info');
   });
 });

@@ -5,6 +5,7 @@ import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hashesStarted } from '../../../src/crypto/hash-slots.ts';
 import { hashPassword } from '../../../src/crypto/password-hash.ts';
 import { ParameterError, ResolverError, UserError } from '../../../src/errors.ts';
 import { sqlResolver } from '../../../src/resolvers/sql/index.ts';
@@ -499,6 +500,22 @@ describe.each(testDialects())('sqlresolver on %s', (dialect) => {
         expect(await store.checkPassword(user, '')).toBe(false);
       },
     );
+
+    it("an unknown login costs a check like the first user's, then like the last hash looked up", async () => {
+      const store = open(settings);
+      const counted = async (run: () => Promise<unknown>) => {
+        const before = hashesStarted();
+        await run();
+        return hashesStarted() - before;
+      };
+      // Before any lookup: the first user's hash (alice, sha512-crypt), read once.
+      expect(await counted(() => store.checkPasswordOfNobody!('x'))).toBe(1);
+      // After one: the last costly hash seen (carol, bcrypt); a cheap one (dave, SSHA) changes nothing.
+      const carol = (await store.findByLogin('carol'))!;
+      await store.findByLogin('dave');
+      expect(await counted(() => store.checkPassword(carol, 'wrong'))).toBe(1);
+      expect(await counted(() => store.checkPasswordOfNobody!('wrong'))).toBe(1);
+    });
 
     it('NULL and x hashes never match', async () => {
       const store = open(settings);

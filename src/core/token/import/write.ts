@@ -1,21 +1,22 @@
 // Writing the tokens of a token file: one token in a transaction of its own, or a batch of them
 // in one transaction with multi-row INSERTs (the token store writes the rows).
+import { runTransaction } from '../../../store/index.ts';
 import type { Context } from '../../context.ts';
 import { checkLength, LIMITS } from '../../limits.ts';
 import {
+  addTokenInfo,
   insertToken,
   insertTokenBatch,
   type NewToken,
-  setTokenInfo,
   setTokenOwner,
   setTokenRealms,
 } from '../store/index.ts';
 
 /** One token in a transaction of its own: the token row, its tokeninfo, realms and owner or nothing. */
 export async function writeToken(ctx: Context, n: NewToken, realms: readonly string[]): Promise<void> {
-  await ctx.store.db.transaction().execute(async (trx) => {
+  await runTransaction(ctx.store, async (trx) => {
     const id = await insertToken(trx, n.row);
-    await setTokenInfo(ctx, trx, id, n.info);
+    await addTokenInfo(ctx, trx, id, n.info);
     await setTokenRealms(trx, id, realms);
     if (n.owner) await setTokenOwner(trx, id, n.owner);
   });
@@ -37,5 +38,5 @@ export async function writeBatch(
       checkLength(`tokeninfo ${key.slice(0, 40)}`, value, LIMITS.text);
     }
   }
-  await ctx.store.db.transaction().execute((trx) => insertTokenBatch(trx, ctx.store.dialect, batch, realms));
+  await runTransaction(ctx.store, (trx) => insertTokenBatch(trx, ctx.store.dialect, batch, realms));
 }

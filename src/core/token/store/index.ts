@@ -15,7 +15,7 @@ export {
   setTokenGroupDescription,
   setTokenGroups,
 } from './groups.ts';
-export { deleteTokenInfo, setTokenInfo, setTokenInfoRacing } from './info.ts';
+export { addTokenInfo, deleteTokenInfo, setTokenInfo, setTokenInfoRacing } from './info.ts';
 export { bumpInfoCounterBelow, bumpInfoCounters, counterValue } from './info-counters.ts';
 export { findToken, loadRows, requireToken, TOKEN_NOT_FOUND, tokensOfOwner } from './load.ts';
 export { setTokenOwner } from './owners.ts';

@@ -22,6 +22,25 @@ const tokeninfoUpdate = prepared((db, v: TokeninfoRow) =>
 /** Inserts one tokeninfo row (the counters insert their first value with it). */
 export const tokeninfoInsert = prepared((db, v: TokeninfoRow) => db.insertInto('tokeninfo').values(v));
 
+/** The rows of `entries`, all checked first (a refused one leaves none written), `password` ones sealed. */
+function infoRows(
+  rt: Runtime,
+  tokenId: number,
+  entries: Record<string, string>,
+  type: string,
+): TokeninfoRow[] {
+  for (const [key, raw] of Object.entries(entries)) {
+    checkLength('tokeninfo key', key, LIMITS.name);
+    checkLength(`tokeninfo ${key.slice(0, 40)}`, raw, LIMITS.text);
+  }
+  return Object.entries(entries).map(([key, raw]) => ({
+    token_id: tokenId,
+    key,
+    value: type === 'password' ? rt.hsm.encrypt(raw) : raw,
+    type,
+  }));
+}
+
 /** Sets tokeninfo values (insert or update); `password` entries are sealed. */
 export async function setTokenInfo(
   rt: Runtime,
@@ -30,17 +49,24 @@ export async function setTokenInfo(
   entries: Record<string, string>,
   type = '',
 ): Promise<void> {
-  // All entries first: a refused one leaves none of them written.
-  for (const [key, raw] of Object.entries(entries)) {
-    checkLength('tokeninfo key', key, LIMITS.name);
-    checkLength(`tokeninfo ${key.slice(0, 40)}`, raw, LIMITS.text);
-  }
-  for (const [key, raw] of Object.entries(entries)) {
-    const value = type === 'password' ? rt.hsm.encrypt(raw) : raw;
-    const row = { token_id: tokenId, key, value, type };
+  for (const row of infoRows(rt, tokenId, entries, type)) {
     const done = await tokeninfoUpdate.run(db, row);
     if (Number(done.numAffectedRows) === 0) await tokeninfoInsert.run(db, row);
   }
+}
+
+/**
+ * The first tokeninfo values of a token created in the same transaction: inserts only. An update
+ * of a key that does not exist yet takes a gap lock in MariaDB, and concurrent enrolments holding
+ * the same gap deadlock on their inserts; plain inserts do not wait for each other.
+ */
+export async function addTokenInfo(
+  rt: Runtime,
+  db: Executor,
+  tokenId: number,
+  entries: Record<string, string>,
+): Promise<void> {
+  for (const row of infoRows(rt, tokenId, entries, '')) await tokeninfoInsert.run(db, row);
 }
 
 /**

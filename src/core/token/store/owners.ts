@@ -7,7 +7,14 @@ export async function setTokenOwner(
   tokenId: number,
   owner: TokenOwner | undefined,
 ): Promise<void> {
-  await db.deleteFrom('tokenowner').where('token_id', '=', tokenId).execute();
+  // Deleted only when there is one: a DELETE that finds nothing still takes a gap lock in MariaDB,
+  // and concurrent enrolments holding the same gap deadlock on their inserts.
+  const had = await db
+    .selectFrom('tokenowner')
+    .select('token_id')
+    .where('token_id', '=', tokenId)
+    .executeTakeFirst();
+  if (had) await db.deleteFrom('tokenowner').where('token_id', '=', tokenId).execute();
   if (!owner) return;
   const realm = await db
     .selectFrom('realm')

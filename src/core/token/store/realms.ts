@@ -3,7 +3,13 @@ import type { Executor } from './types.ts';
 
 /** Replaces the token's realms by existing realms of these names (others are ignored). */
 export async function setTokenRealms(db: Executor, tokenId: number, names: readonly string[]): Promise<void> {
-  await db.deleteFrom('tokenrealm').where('token_id', '=', tokenId).execute();
+  // Deleted only when there are some (a DELETE that finds nothing takes a gap lock: see owners.ts).
+  const had = await db
+    .selectFrom('tokenrealm')
+    .select('token_id')
+    .where('token_id', '=', tokenId)
+    .executeTakeFirst();
+  if (had) await db.deleteFrom('tokenrealm').where('token_id', '=', tokenId).execute();
   if (names.length === 0) return;
   const realms = await db
     .selectFrom('realm')
