@@ -30,7 +30,8 @@ import {
   validateRoutes,
 } from './routes/index.ts';
 
-function apiRouter(rt: Runtime): Router {
+/** The router of the REST API: every route of src/http/routes/ (tests enumerate its `stack`). */
+export function apiRouter(rt: Runtime): Router {
   const router = new Router();
   const table = routeTable(router, rt);
   for (const mount of [

@@ -12,23 +12,28 @@ export type ActionDict = Record<string, ActionValue>;
 
 /** Splits at commas not preceded by a backslash; `\,` becomes `,`. No validation. */
 export function parseActionText(text: string): ActionDict {
-  const out: ActionDict = {};
+  // Collected as pairs: fromEntries makes every name an own key, `__proto__` too (an assignment
+  // would set the prototype and lose the name, which the validation would then never see).
+  const out: [string, ActionValue][] = [];
   for (const raw of text.split(/(?<!\\),/)) {
     const item = raw.trim();
     if (!item) continue;
     const eq = item.indexOf('=');
     if (eq < 0) {
-      out[item.replaceAll('\\,', ',')] = true;
+      out.push([item.replaceAll('\\,', ','), true]);
     } else {
       const key = item.slice(0, eq).trim();
       if (!key) throw new ParameterError(`Invalid action '${item}': missing name before '='`);
-      out[key] = item
-        .slice(eq + 1)
-        .trim()
-        .replaceAll('\\,', ',');
+      out.push([
+        key,
+        item
+          .slice(eq + 1)
+          .trim()
+          .replaceAll('\\,', ','),
+      ]);
     }
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 /** The text form of an action dict (inverse of parseActionText). */
@@ -129,14 +134,16 @@ export function parseActions(
   if (typeof action === 'string') {
     dict = parseActionText(action);
   } else {
-    dict = {};
+    // Pairs, as in parseActionText: a key `__proto__` stays a key.
+    const pairs: [string, ActionValue][] = [];
     for (const [k, v] of Object.entries(action)) {
-      if (v === true) dict[k] = true;
-      else if (typeof v === 'string' || typeof v === 'number') dict[k] = String(v);
+      if (v === true) pairs.push([k, true]);
+      else if (typeof v === 'string' || typeof v === 'number') pairs.push([k, String(v)]);
       else if (v === false)
         throw new ParameterError(`Action '${k}': false is not a value; leave the action out`);
       else throw new ParameterError(`Action '${k}' has an invalid value`);
     }
+    dict = Object.fromEntries(pairs);
   }
   return validateActions(scope, dict, defs);
 }

@@ -55,9 +55,19 @@ export function missingEyes(required: Map<string, number>, eyes: Eyes): Map<stri
   return out;
 }
 
+/**
+ * Eyes without a prototype: realm names are keys, and a realm may be called `__proto__` or
+ * `constructor`, which on a plain object would read or set what Object.prototype has.
+ */
+export function newEyes(from: Readonly<Eyes> = {}): Eyes {
+  const out: Eyes = Object.create(null);
+  for (const [realm, serials] of Object.entries(from)) out[realm] = [...serials];
+  return out;
+}
+
 /** The challenge data: the tokens presented so far (JSON); anything unreadable is none. */
 export function parseEyes(data: string | undefined): Eyes {
-  const out: Eyes = {};
+  const out = newEyes();
   for (const [realm, serials] of Object.entries(jsonObject(data || '{}'))) {
     if (Array.isArray(serials)) out[realm] = serials.filter((s): s is string => typeof s === 'string');
   }

@@ -1,5 +1,5 @@
 // The token types: one interface, one registry, one file per type.
-export { type Eyes, missingEyes, parseEyes, requirementsOf, separatorOf } from './four-eyes.ts';
+export { type Eyes, missingEyes, newEyes, parseEyes, requirementsOf, separatorOf } from './four-eyes.ts';
 export { isHashlib } from './oath.ts';
 export { defaultTokenType, findTokenType, lostTokenType, tokenTypes } from './registry.ts';
 export {

@@ -52,6 +52,18 @@ describe.each(testDialects())('/client on %s', (dialect) => {
     expect(rows).toHaveLength(3);
   });
 
+  it('lists clients whose User-Agent is named like a member of Object.prototype (was HTTP 500)', async () => {
+    const names = ['constructor/1.0', '__proto__', 'toString', 'hasOwnProperty x'];
+    for (const name of names) await checkAs(name);
+    const value = ok(await s.call('GET', '/client/', {}, admin));
+    for (const type of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(Object.hasOwn(value, type), type).toBe(true);
+      expect(value[type]).toEqual([expect.objectContaining({ clienttype: type })]);
+    }
+    const types = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
+    await s.rt.store.db.deleteFrom('clients').where('clienttype', 'in', types).execute();
+  });
+
   it('needs the admin right clienttype and an administrator', async () => {
     expect((await s.call('GET', '/client/')).status).toBe(401);
     await setPolicy(withCaller(s.rt, localOperator()), 'adm', { scope: 'admin', action: 'tokenlist' });

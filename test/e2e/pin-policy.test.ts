@@ -301,6 +301,17 @@ describe.each(testDialects())('OTP PIN policies over HTTP on %s', (dialect) => {
     expect((await row('RH')).pin_hash).toBe(before);
   });
 
+  it('setrandompin for a user without tokens sets none and generates no PIN (was HTTP 500)', async () => {
+    await adminPins({ otp_pin_set_random: '12' });
+    const r = await call('/token/setrandompin', { user: 'alice', realm: 'realm1' });
+    expect(ok(r)).toBe(0);
+    expect(r.json.detail).toBeUndefined();
+    const alice = await userToken(s, 'alice', 'alicepw', 'realm1');
+    const mine = await call('/token/setrandompin', {}, alice);
+    expect(ok(mine)).toBe(0);
+    expect(mine.json.detail).toBeUndefined();
+  });
+
   it('otp_pin_random on init fits the contents policy of the type', async () => {
     await policy('random', { scope: 'enrollment', action: { otp_pin_random: '6' } });
     await adminPins({ hotp_otp_pin_contents: '[7]', otp_pin_contents: '-cns' });

@@ -176,6 +176,24 @@ describe.each(testDialects())('/user on %s', (dialect) => {
       expect(
         ok(await s.call('GET', '/user/attribute', { user: 'alice', realm: 'realm1', key: 'none' }, admin)),
       ).toBeNull();
+      // Names of Object.prototype's members are attributes like any other (were HTTP 500 or lost).
+      for (const key of ['constructor', 'toString', '__proto__']) {
+        const get = () => s.call('GET', '/user/attribute', { user: 'alice', realm: 'realm1', key }, admin);
+        expect(ok(await get()), key).toBeNull();
+        ok(
+          await s.call(
+            'POST',
+            '/user/attribute',
+            { user: 'alice', realm: 'realm1', key, value: `v-${key}` },
+            admin,
+          ),
+        );
+        expect(ok(await get()), key).toBe(`v-${key}`);
+      }
+      const every = ok(await s.call('GET', '/user/attribute', { user: 'alice', realm: 'realm1' }, admin));
+      expect(Object.getOwnPropertyDescriptor(every, '__proto__')?.value).toBe('v-__proto__');
+      for (const key of ['constructor', 'toString', '__proto__'])
+        ok(await s.call('DELETE', `/user/attribute/${key}/alice/realm1`, {}, admin));
       // Merged into the user listing, not into other users.
       const list = ok(await s.call('GET', '/user/', { realm: 'realm1', username: 'a*' }, admin));
       const alice = list.find((u: { username: string }) => u.username === 'alice');

@@ -37,6 +37,8 @@ export interface TestServerOptions {
   /** Configuration values by key, e.g. { 'security.sign_responses': 'false' }. */
   config?: Record<string, string>;
   clock?: () => Date;
+  /** The server's logger (default: silent). */
+  logger?: pino.Logger;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -54,7 +56,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...options.config,
     },
   });
-  const rt = await openRuntime(config, { logger: pino({ level: 'silent' }), clock: options.clock });
+  const rt = await openRuntime(config, {
+    logger: options.logger ?? pino({ level: 'silent' }),
+    clock: options.clock,
+  });
   const adminPassword = (await ensureInitialAdmin(withCaller(rt, localOperator())))!;
   let server: RunningServer;
   try {

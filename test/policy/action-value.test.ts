@@ -68,6 +68,16 @@ describe('validating actions against the definitions', () => {
     });
   });
 
+  it('refuses the names of Object.prototype members as unknown actions, as text and as a dict', () => {
+    for (const action of ['__proto__, tokenlist', 'constructor', 'toString=1']) {
+      const e = err(() => parseActions('admin', action));
+      expect(e.message, action).toMatch(/^Invalid actions \['(__proto__|constructor|toString)'\]/);
+    }
+    expect(Object.keys(parseActionText('__proto__, tokenlist'))).toEqual(['__proto__', 'tokenlist']);
+    const dict = JSON.parse('{"__proto__": true}') as Record<string, unknown>;
+    expect(err(() => parseActions('admin', dict)).message).toMatch(/^Invalid actions \['__proto__'\]/);
+  });
+
   it('names every unknown action of the scope (905)', () => {
     const e = err(() => parseActions('admin', 'tokenlist, nosuch, -other, password_reset'));
     expect(e.code).toBe(905);

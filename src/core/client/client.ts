@@ -103,10 +103,15 @@ export async function listClients(rt: Runtime): Promise<Record<string, ClientEnt
     .orderBy('lastseen', 'desc')
     .orderBy('id')
     .execute();
-  const out: Record<string, ClientEntry[]> = {};
+  // A Map, not an object: the client type is the caller's User-Agent, and one named like a member
+  // of Object.prototype (`constructor/1.0`, `__proto__`) must be a group like any other.
+  const groups = new Map<string, ClientEntry[]>();
   for (const r of rows) {
-    const list = out[r.clienttype] ?? [];
-    out[r.clienttype] = list;
+    let list = groups.get(r.clienttype);
+    if (!list) {
+      list = [];
+      groups.set(r.clienttype, list);
+    }
     list.push({
       hostname: r.hostname === '' ? null : r.hostname,
       ip: r.ip,
@@ -116,5 +121,5 @@ export async function listClients(rt: Runtime): Promise<Record<string, ClientEnt
       lastseen: new Date(r.lastseen).toUTCString(),
     });
   }
-  return out;
+  return Object.fromEntries(groups);
 }

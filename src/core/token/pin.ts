@@ -60,12 +60,14 @@ export const EMPTY_RANDOM_PIN = "We have an empty PIN. Please check your policy 
 
 /**
  * POST /token/setrandompin: a PIN of the otp_pin_set_random length (admin/user scope, for the
- * owner of the first token) is set on every selected token and returned once.
+ * owner of the first token) is set on every selected token and returned once. A user without
+ * tokens gets no PIN: none is set (0), as with setpin.
  */
-export async function setRandomPins(ctx: Context, sel: Selection): Promise<{ count: number; pin: string }> {
+export async function setRandomPins(ctx: Context, sel: Selection): Promise<{ count: number; pin?: string }> {
   const p = await pick(ctx, 'setrandompin', sel);
   refuseLocked(p.tokens);
-  const first = p.tokens[0]!;
+  const first = p.tokens[0];
+  if (!first) return { count: 0 };
   const target = targetOfOwner(await ownerUser(ctx, first), first.realms[0]);
   const length = Number.parseInt((await actionValue(ctx, 'otp_pin_set_random', target)) ?? '', 10);
   if (!Number.isInteger(length) || length <= 0) throw new TokenAdminError(EMPTY_RANDOM_PIN);

@@ -22,9 +22,11 @@ interface AttributeRow {
 
 /** Custom attributes of a user as merged into their info: those of the realm and those of no realm. */
 export function mergeAttributes(rows: readonly AttributeRow[], realm: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const r of rows) if (r.realm === '' || realm === '' || r.realm === realm) out[r.key] = r.value;
-  return out;
+  // Through a Map: a key is any name a caller chose, `__proto__` and `constructor` included, and
+  // each must be an own entry of the result (a plain object's `__proto__` would swallow it).
+  const out = new Map<string, string>();
+  for (const r of rows) if (r.realm === '' || realm === '' || r.realm === realm) out.set(r.key, r.value);
+  return Object.fromEntries(out);
 }
 
 export async function customAttributes(
@@ -172,7 +174,8 @@ export async function getUserAttributes(
     realm: user.realm,
   });
   if (key === undefined) return all;
-  return all[key] ?? null;
+  // Own entries only: `constructor` or `toString` must not answer Object.prototype's function.
+  return Object.hasOwn(all, key) ? (all[key] ?? null) : null;
 }
 
 export async function deleteUserAttribute(

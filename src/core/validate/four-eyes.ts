@@ -7,7 +7,14 @@
 //
 // Cost: a password is tried against every token of a realm until one matches, so a 4eyes token
 // suits realms with few tokens (the people allowed to approve), as in privacyIDEA.
-import { type Eyes, missingEyes, parseEyes, requirementsOf, separatorOf } from '../../tokens/index.ts';
+import {
+  type Eyes,
+  missingEyes,
+  newEyes,
+  parseEyes,
+  requirementsOf,
+  separatorOf,
+} from '../../tokens/index.ts';
 import type { Runtime } from '../context.ts';
 import { consumeOtp, type LoadedToken, loadRows, pinMatches, tokenState } from '../token/index.ts';
 import { succeeded } from './counting.ts';
@@ -77,7 +84,7 @@ export async function presentEyes(
   check: PasswordCheck,
 ): Promise<EyesOutcome> {
   const required = requirementsOf(tokenState(rt, t));
-  const eyes = typeof before === 'string' ? parseEyes(before) : structuredClone(before);
+  const eyes = typeof before === 'string' ? parseEyes(before) : newEyes(before);
   const used = new Set(Object.values(eyes).flat());
   const realmTokens = new Map<string, LoadedToken[]>();
   let progressed = false;

@@ -201,7 +201,7 @@ const setPin: Handler = async (call) => ({
 
 const setRandomPin: Handler = async (call) => {
   const { count, pin } = await setRandomPins(call.context(), audited(call));
-  return { value: count, detail: { pin } };
+  return { value: count, detail: pin === undefined ? undefined : { pin } };
 };
 
 const setDescription: Handler = async (call) => ({

@@ -39,7 +39,8 @@ export interface ImportRequest {
 /** Reads a file into tokens: the checks of the request and the parser of its type. */
 export async function parseTokenFile(req: ImportRequest): Promise<ParsedFile> {
   if (req.content.trim() === '') throw new ParameterError('Error loading token file. File empty!');
-  const kind = KIND_OF[req.type];
+  // Own entries only: a type named like an Object.prototype member (`constructor`) is unknown too.
+  const kind = Object.hasOwn(KIND_OF, req.type) ? KIND_OF[req.type] : undefined;
   if (!kind) {
     throw new TokenAdminError(
       `Unknown file type: '${req.type}'. Supported file types are: ${KNOWN_FILE_TYPES.join(', ')}`,

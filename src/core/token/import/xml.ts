@@ -22,7 +22,13 @@ export function parseXml(text: string, kind: string): XNode {
     transformAttributeName: (a) => a.toLowerCase(),
     isArray: (_name, _path, _leaf, isAttribute) => !isAttribute,
   });
-  return parser.parse(text) as XNode;
+  try {
+    return parser.parse(text) as XNode;
+  } catch (e) {
+    // What the validator lets through and the parser refuses: a DOCTYPE with external or parameter
+    // entities, elements nested deeper than the parser's limit (100).
+    throw fileError(kind, `not well-formed XML: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 export function kids(node: XNode | undefined, name: string): XNode[] {

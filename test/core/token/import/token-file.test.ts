@@ -17,4 +17,12 @@ describe('file checks', () => {
       /32 characters long/,
     );
   });
+
+  it('a type named like an Object.prototype member is unknown (was HTTP 500 on /token/load)', async () => {
+    for (const type of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const parsed = parseTokenFile({ type, content: 'S1, 3132, hotp' });
+      await expect(parsed, type).rejects.toThrow(TokenAdminError);
+      await expect(parseTokenFile({ type, content: 'x' })).rejects.toThrow(`Unknown file type: '${type}'`);
+    }
+  });
 });
