@@ -52,7 +52,7 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
 export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['system', 'policy', 'client'],
   ['directory'],
-  ['access', 'resolver'],
+  ['access', 'resolver', 'throttle'],
   ['realm', 'user', 'audit', 'token'],
   ['validate'],
   ['auth'],

@@ -49,6 +49,11 @@ export const ERR = {
   MissingUsername: 4032,
   /** A protected endpoint was called without an Authorization header. */
   MissingAuthHeader: 4033,
+  /**
+   * Brute-force throttling refused the attempt unchecked (too many failures of the account from
+   * this address, or of this address): authsrv's own code, privacyIDEA has none.
+   */
+  Throttled: 4290,
   /** The JWT could not be decoded, its signature is wrong, or its session has ended. */
   JwtInvalid: 4304,
   /** The JWT has expired. */
@@ -68,6 +73,7 @@ const HTTP = {
   BadRequest: 400,
   Unauthorized: 401,
   PayloadTooLarge: 413,
+  TooManyRequests: 429,
   InternalServerError: 500,
 } as const;
 
@@ -127,6 +133,27 @@ export class AuthError extends AuthsrvError {
   constructor(message: string, code: ErrorCode = ERR.WrongCredentials, details?: Record<string, unknown>) {
     super(message, code, details);
   }
+  protected override onWire(message: string): string {
+    return message;
+  }
+}
+
+/**
+ * An authentication attempt refused unchecked by the brute-force throttling: HTTP 429, with the
+ * seconds to wait in `detail.retry_after` (and the Retry-After header).
+ */
+export class ThrottledError extends AuthsrvError {
+  override readonly httpStatus = HTTP.TooManyRequests;
+  readonly retryAfter: number;
+  constructor(retryAfter: number) {
+    super(
+      `Authentication throttled: too many failed attempts. Try again in ${retryAfter} seconds.`,
+      ERR.Throttled,
+      { retry_after: retryAfter },
+    );
+    this.retryAfter = retryAfter;
+  }
+  /** Plain, as the other authentication failures are written. */
   protected override onWire(message: string): string {
     return message;
   }

@@ -17,6 +17,7 @@ import {
   ResolverError,
   ResourceNotFoundError,
   SERVER_DETAIL_TEXT,
+  ThrottledError,
   TokenAdminError,
   UserError,
 } from '../src/errors.ts';
@@ -120,6 +121,14 @@ describe('the error classes', () => {
       'no',
     ]);
     expect(new AuthError('expired', ERR.JwtExpired).code).toBe(4305);
+  });
+
+  it('ThrottledError: HTTP 429, the plain message with the wait, the wait in the details', () => {
+    const e = new ThrottledError(30);
+    expect([e.httpStatus, e.code, e.retryAfter, e.details]).toEqual([429, 4290, 30, { retry_after: 30 }]);
+    expect(e.wireMessage()).toBe(
+      'Authentication throttled: too many failed attempts. Try again in 30 seconds.',
+    );
   });
 
   it('RequestBodyError: HTTP 400 when malformed, 413 when too large, a ParameterError (905) either way', () => {

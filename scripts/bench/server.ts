@@ -102,6 +102,10 @@ sign_responses = ${o.signResponses}
 # the passwd file of the fixtures is written beside this file
 allowed_dirs = [${toml(o.dir)}]
 
+[throttle]
+# the scenarios send wrong passwords and OTPs on purpose, all from one address
+enabled = false
+
 [log]
 level = "error"
 `,

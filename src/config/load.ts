@@ -55,8 +55,11 @@ export function loadConfig(options: LoadOptions = {}): Config {
     const spec = specOf(key, 'on the command line');
     values[key] = fromText(spec, raw, `${key} (command line)`);
   }
-  // Durations are kept in seconds; an empty value means "no limit".
-  values['audit.max_age'] = values['audit.max_age'] === '' ? 0 : durationSeconds(values['audit.max_age']);
+  // Durations are kept in seconds; an empty value means "no limit" (audit.max_age) or none.
+  for (const spec of CONFIG_KEYS) {
+    if (spec.kind === 'duration')
+      values[spec.key] = values[spec.key] === '' ? 0 : durationSeconds(values[spec.key]);
+  }
   const config = toConfig(values, file);
   crossCheck(config);
   return config;
@@ -182,6 +185,8 @@ function crossCheck(config: Config): void {
   // An empty entry would allow the working directory, whatever that is when the server starts.
   if (config.files.allowedDirs.some((d) => d.trim() === ''))
     throw new ConfigError('files.allowed_dirs must not hold an empty directory name');
+  if (config.throttle.maxDelay < config.throttle.baseDelay)
+    throw new ConfigError('throttle.max_delay must not be shorter than throttle.base_delay');
   if ((config.http.tlsCert === '') !== (config.http.tlsKey === '')) {
     throw new ConfigError('http.tls_cert and http.tls_key must be set together');
   }

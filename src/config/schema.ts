@@ -34,6 +34,14 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'files.max_bytes', kind: 'int', default: 10_485_760, min: 1024, max: 1_073_741_824 },
   { key: 'audit.max_age', kind: 'duration', default: '' },
   { key: 'audit.max_rows', kind: 'int', default: 0, min: 0, max: Number.MAX_SAFE_INTEGER },
+  { key: 'throttle.enabled', kind: 'bool', default: true },
+  { key: 'throttle.free_failures', kind: 'int', default: 5, min: 0, max: 1_000_000 },
+  { key: 'throttle.base_delay', kind: 'duration', default: '1s' },
+  { key: 'throttle.max_delay', kind: 'duration', default: '1m' },
+  { key: 'throttle.block_after', kind: 'int', default: 20, min: 1, max: 1_000_000 },
+  { key: 'throttle.block_duration', kind: 'duration', default: '15m' },
+  { key: 'throttle.reset_after', kind: 'duration', default: '12h' },
+  { key: 'throttle.address_factor', kind: 'int', default: 5, min: 1, max: 1000 },
   {
     key: 'log.level',
     kind: 'enum',
@@ -73,6 +81,23 @@ export interface Config {
     maxBytes: number;
   };
   audit: { maxAgeSeconds: number; maxRows: number };
+  /** Brute-force throttling of /auth and the /validate checks (src/core/throttle/); durations in seconds. */
+  throttle: {
+    enabled: boolean;
+    /** Failures of a key that cost no wait. */
+    freeFailures: number;
+    /** The wait after the first failure beyond the free ones; it doubles with each further failure. */
+    baseDelay: number;
+    /** The longest wait before the block. */
+    maxDelay: number;
+    /** From this many failures on, each failure blocks the key for blockDuration. */
+    blockAfter: number;
+    blockDuration: number;
+    /** A key's failures are forgotten this long after its last failure. */
+    resetAfter: number;
+    /** A client address (over all accounts) gets this many times the free failures and block_after. */
+    addressFactor: number;
+  };
   log: { level: string };
   /** Where the values came from, for `authsrv config` style diagnostics. */
   sourceFile: string | undefined;
@@ -106,6 +131,16 @@ export function toConfig(v: FlatValues, sourceFile: string | undefined): Config 
     },
     files: { allowedDirs: v['files.allowed_dirs'] as string[], maxBytes: n('files.max_bytes') },
     audit: { maxAgeSeconds: n('audit.max_age'), maxRows: n('audit.max_rows') },
+    throttle: {
+      enabled: v['throttle.enabled'] as boolean,
+      freeFailures: n('throttle.free_failures'),
+      baseDelay: n('throttle.base_delay'),
+      maxDelay: n('throttle.max_delay'),
+      blockAfter: n('throttle.block_after'),
+      blockDuration: n('throttle.block_duration'),
+      resetAfter: n('throttle.reset_after'),
+      addressFactor: n('throttle.address_factor'),
+    },
     log: { level: s('log.level') },
     sourceFile,
   };

@@ -342,6 +342,24 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // Brute-force throttling (issue 16): the failed logins of an account from one client address and
+  // of a client address over all accounts, shared by every node. The key is a hash of the kind,
+  // the account and the address, so that it has a fixed length whatever the names.
+  '0010_login_failure': {
+    async up(db, dialect) {
+      await createTable(db, dialect, 'login_failure')
+        .addColumn('key', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('kind', 'varchar(16)', (c) => c.notNull())
+        .addColumn('account', 'varchar(255)', (c) => c.notNull())
+        .addColumn('address', 'varchar(64)', (c) => c.notNull())
+        .addColumn('failures', 'integer', (c) => c.notNull())
+        .addColumn('last_failure', 'varchar(32)', (c) => c.notNull())
+        .addColumn('blocked_until', 'varchar(32)', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('login_failure_address').on('login_failure').column('address').execute();
+      await db.schema.createIndex('login_failure_account').on('login_failure').column('account').execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

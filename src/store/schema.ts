@@ -219,8 +219,29 @@ export interface TokenGroupTokenTable {
   token_id: number;
 }
 
+/**
+ * The failed logins counted by the brute-force throttling (src/core/throttle/): of an account from
+ * one client address (kind `account`) or of a client address over all accounts (kind `address`).
+ */
+export interface LoginFailureTable {
+  /** sha256 (hex) of the kind, the account and the address. */
+  key: string;
+  kind: 'account' | 'address';
+  /** The account (login or `login@realm`, in lower case; `serial:…` for a check by serial), '' for kind address. */
+  account: string;
+  /** The client address. */
+  address: string;
+  /** Failures since the count last started (it starts again reset_after after the last one). */
+  failures: number;
+  /** ISO-8601 UTC. */
+  last_failure: string;
+  /** ISO-8601 UTC: attempts before this time are refused unchecked. */
+  blocked_until: string;
+}
+
 export interface Database {
   admin: AdminTable;
+  login_failure: LoginFailureTable;
   session_revocation: SessionRevocationTable;
   config: ConfigTable;
   meta: MetaTable;

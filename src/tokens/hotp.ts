@@ -1,7 +1,7 @@
 // HOTP (RFC 4226; reference 4.5): counters count … count+count_window−1 are tried; a match at c
 // stores c+1, so no value is accepted twice.
 
-import { findCounter } from './oath.ts';
+import { findCounter, REPLAY_LOOKBACK } from './oath.ts';
 import { hashlibOf, importedHashlib, OathTokenType, oathPolicyActions } from './oath-type.ts';
 import type {
   AutoResyncStep,
@@ -70,6 +70,13 @@ export class HotpType extends OathTokenType {
 
   override previousOtp(token: TokenState): string | undefined {
     return token.count > 0 ? this.value(token, token.count - 1) : undefined;
+  }
+
+  /** A value of a counter before the token's count (each of those was spent or skipped). */
+  override usedOtp(token: TokenState, otp: string): boolean {
+    if (token.count <= 0 || otp.length !== token.otplen || !/^\d+$/.test(otp)) return false;
+    const from = Math.max(0, token.count - REPLAY_LOOKBACK);
+    return findCounter(token.key(), otp, from, token.count - from, token.otplen, hashlibOf(token)) >= 0;
   }
 
   protected override uriCounter(): [string, string][] {

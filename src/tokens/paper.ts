@@ -56,4 +56,8 @@ export class PaperType extends TokenType {
   override previousOtp(token: TokenState): string | undefined {
     return this.#hotp.previousOtp(token);
   }
+
+  override usedOtp(token: TokenState, otp: string): boolean {
+    return this.#hotp.usedOtp(token, otp);
+  }
 }

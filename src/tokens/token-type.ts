@@ -220,6 +220,16 @@ export abstract class TokenType {
   }
 
   /**
+   * Whether `otp` is a value the token already spent (a replay): such a failure does not count
+   * toward the token's fail limit, so that a stranger replaying a sniffed value cannot lock it.
+   * Default: the previous OTP.
+   */
+  usedOtp(token: TokenState, otp: string, now: Date): boolean {
+    const previous = this.previousOtp(token, now);
+    return previous !== undefined && otp !== '' && previous === otp;
+  }
+
+  /**
    * /token/resync (reference 4.5): two consecutive values re-align the token; null when they do
    * not. Default: the type can not be resynchronized.
    */

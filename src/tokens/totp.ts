@@ -1,7 +1,7 @@
 // TOTP (RFC 6238; reference 4.5): the step of now (+ the learned timeShift) ± timeWindow is tried;
 // a step at or before the last accepted one is refused (no value twice), and the drift is learned.
 import { ParameterError } from '../errors.ts';
-import { findCounter } from './oath.ts';
+import { findCounter, REPLAY_LOOKBACK } from './oath.ts';
 import { hashlibOf, importedHashlib, OathTokenType, oathPolicyActions } from './oath-type.ts';
 import type {
   EnrollRequest,
@@ -80,6 +80,13 @@ export class TotpType extends OathTokenType {
 
   override previousOtp(token: TokenState): string | undefined {
     return token.count > 0 ? this.value(token, token.count) : undefined;
+  }
+
+  /** A value of a time step at or before the last accepted one (those are refused for good). */
+  override usedOtp(token: TokenState, otp: string): boolean {
+    if (token.count <= 0 || otp.length !== token.otplen || !/^\d+$/.test(otp)) return false;
+    const from = Math.max(0, token.count - REPLAY_LOOKBACK + 1);
+    return findCounter(token.key(), otp, from, token.count + 1 - from, token.otplen, hashlibOf(token)) >= 0;
   }
 
   /**

@@ -54,8 +54,39 @@ describe('loadConfig', () => {
       gnupgHome: '',
     });
     expect(c.audit).toEqual({ maxAgeSeconds: 0, maxRows: 0 });
+    expect(c.throttle).toEqual({
+      enabled: true,
+      freeFailures: 5,
+      baseDelay: 1,
+      maxDelay: 60,
+      blockAfter: 20,
+      blockDuration: 900,
+      resetAfter: 43_200,
+      addressFactor: 5,
+    });
     expect(c.log.level).toBe('info');
     expect(c.sourceFile).toBeUndefined();
+  });
+
+  it('reads the throttling from the file and the environment, and refuses a cap below the base delay', () => {
+    const c = loadConfig({
+      file: file('[throttle]\nenabled = false\nbase_delay = "2s"\nmax_delay = "5m"\nblock_duration = "1h"\n'),
+      env: { AUTHSRV_THROTTLE_BLOCK_AFTER: '7', AUTHSRV_THROTTLE_RESET_AFTER: '1d' },
+    });
+    expect(c.throttle).toMatchObject({
+      enabled: false,
+      baseDelay: 2,
+      maxDelay: 300,
+      blockAfter: 7,
+      blockDuration: 3600,
+      resetAfter: 86_400,
+    });
+    expect(configError(() => loadConfig({ env: { AUTHSRV_THROTTLE_BASE_DELAY: '2m' } })).message).toBe(
+      'throttle.max_delay must not be shorter than throttle.base_delay',
+    );
+    expect(configError(() => loadConfig({ env: { AUTHSRV_THROTTLE_BLOCK_AFTER: '0' } })).message).toContain(
+      'throttle.block_after',
+    );
   });
 
   it('reads values from the file, top-level keys and sections', () => {

@@ -8,11 +8,14 @@ import { resolve } from 'node:path';
 export const BIN = resolve(import.meta.dirname, '../../bin/authsrv');
 export const CREATED = /^Created administrator "admin" with password: (\S+)$/m;
 
-/** The environment of the test run without any AUTHSRV_ variable, plus `extra`. */
+/**
+ * The environment of the test run without any AUTHSRV_ variable, with throttling off (tests make
+ * many failed logins on purpose; `extra` may turn it on), plus `extra`.
+ */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AUTHSRV_')) env[k] = v;
-  return { ...env, ...extra };
+  return { ...env, AUTHSRV_THROTTLE_ENABLED: 'false', ...extra };
 }
 
 export interface Cli {

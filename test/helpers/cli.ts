@@ -44,6 +44,7 @@ function childEnv(databaseUrl: string | undefined): NodeJS.ProcessEnv {
   env.USER = CLI_USER;
   env.AUTHSRV_NODE_NAME = 'cli-node';
   env.AUTHSRV_LOG_LEVEL = 'warn';
+  env.AUTHSRV_THROTTLE_ENABLED = 'false';
   if (databaseUrl) env.AUTHSRV_DATABASE_URL = databaseUrl;
   return env;
 }
@@ -81,6 +82,8 @@ export async function cliEnv(dialect: DialectName): Promise<CliEnv> {
         database_url: db?.url ?? '',
         node_name: 'test-node',
         'http.port': '0',
+        // Tests make many failed logins on purpose: throttled only where a test turns it on.
+        'throttle.enabled': 'false',
       },
     });
   const runtime = async (clock?: () => Date) => {

@@ -34,7 +34,14 @@ export async function openTestRuntime(
   let now = options.now ?? new Date('2026-03-01T12:00:00.000Z');
   const config = loadConfig({
     env: {},
-    overrides: { data_dir: dataDir, database_url: db.url, node_name: 'test-node', ...options.config },
+    overrides: {
+      data_dir: dataDir,
+      database_url: db.url,
+      node_name: 'test-node',
+      // Tests make many failed logins on purpose: throttled only where a test turns it on.
+      'throttle.enabled': 'false',
+      ...options.config,
+    },
   });
   const rt = await openRuntime(config, {
     logger: pino({ level: 'silent' }),

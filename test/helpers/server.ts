@@ -51,6 +51,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       database_url: db.url,
       'http.port': '0',
       node_name: 'test-node',
+      // Tests make many failed logins on purpose: throttled only where a test turns it on.
+      'throttle.enabled': 'false',
       ...options.config,
     },
   });

@@ -34,6 +34,7 @@ const ALL_MIGRATIONS = [
   '0007_tokengroups',
   '0008_listing_speed',
   '0009_sessions',
+  '0010_login_failure',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -43,6 +44,7 @@ const ROOT = join(import.meta.dirname, '../..');
 const TABLES = [
   'admin',
   'session_revocation',
+  'login_failure',
   'audit',
   'config',
   'meta',
@@ -195,7 +197,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
     await sql`INSERT INTO admin (name, password_hash, created_at) VALUES ('old', 'h', 'now')`.execute(
       store.db,
     );
-    expect(await migrate(store)).toEqual(['0009_sessions']);
+    expect(await migrate(store)).toEqual(['0009_sessions', '0010_login_failure']);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },
     ]);

@@ -117,6 +117,17 @@ describe('HotpType.checkOtp (RFC 4226 key, reference 4.5)', () => {
     expect(hotp.previousOtp(state({ count: 10 }))).toBe('520489');
   });
 
+  it('usedOtp recognises the values of the spent counters before count, none ahead', () => {
+    expect(hotp.usedOtp(state(), '755224')).toBe(false);
+    expect(hotp.usedOtp(state({ count: 3 }), '755224')).toBe(true);
+    expect(hotp.usedOtp(state({ count: 3 }), '359152')).toBe(true);
+    expect(hotp.usedOtp(state({ count: 3 }), '969429')).toBe(false);
+    expect(hotp.usedOtp(state({ count: 3 }), '000000')).toBe(false);
+    // Up to REPLAY_LOOKBACK (20) counters back.
+    expect(hotp.usedOtp(state({ count: 20 }), '755224')).toBe(true);
+    expect(hotp.usedOtp(state({ count: 21 }), '755224')).toBe(false);
+  });
+
   it('findInSyncWindow searches count … count+syncWindow−1', () => {
     expect(hotp.findInSyncWindow(state(), '520489')).toBe(9);
     expect(hotp.findInSyncWindow(state({ count: 5 }), '520489')).toBe(9);
@@ -260,6 +271,14 @@ describe('TotpType.checkOtp (fixed now, reference 4.5)', () => {
     expect(totp.previousOtp(t())).toBeUndefined();
     expect(totp.previousOtp(t({ count: cur }))).toBe(at(cur));
     expect(totp.previousOtp(t({ count: 1, otplen: 8 }))).toBe('94287082');
+  });
+
+  it('usedOtp recognises the values of the last accepted step and the 19 before it', () => {
+    expect(totp.usedOtp(t(), at(cur))).toBe(false);
+    expect(totp.usedOtp(t({ count: cur }), at(cur))).toBe(true);
+    expect(totp.usedOtp(t({ count: cur }), at(cur - 19))).toBe(true);
+    expect(totp.usedOtp(t({ count: cur }), at(cur - 20))).toBe(false);
+    expect(totp.usedOtp(t({ count: cur }), at(cur + 1))).toBe(false);
   });
 });
 

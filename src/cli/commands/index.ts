@@ -15,6 +15,7 @@ export { resolverCommand } from './resolver.ts';
 export { serveCommand } from './serve.ts';
 export { setupCommand } from './setup.ts';
 export { showStatus, statusCommand } from './status.ts';
+export { throttleCommand } from './throttle.ts';
 export { tokenCommand } from './token.ts';
 export { tokengroupCommand } from './tokengroup.ts';
 export { userCommand } from './user.ts';

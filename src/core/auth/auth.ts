@@ -7,6 +7,7 @@ import { menusFor } from '../../policy/index.ts';
 import type { Caller, Role, Runtime } from '../context.ts';
 import { findUser, type ResolvedUser, realmExists, splitLogin } from '../directory/index.ts';
 import { checkLength, LIMITS } from '../limits.ts';
+import { accountOf, type ThrottleVerdict, throttled } from '../throttle/index.ts';
 import { type CheckResult, check } from '../validate/index.ts';
 import { verifyAdmin } from './admins.ts';
 import { hidingLoginFailures, spendAsForARealm, spendAsForAUser } from './enumeration.ts';
@@ -68,6 +69,19 @@ async function triedBy(
 async function loginNow(rt: Runtime, req: LoginRequest): Promise<LoginResult | LoginChallenge> {
   // Refused before anything is looked up: no hash or user store sees an overlong password.
   checkLength('password', req.password, LIMITS.password);
+  // Then the brute-force throttling: a throttled login is refused before any password is checked.
+  const attempt = req.username
+    ? { account: accountOf(req.username, req.realm), address: req.client }
+    : undefined;
+  return throttled(rt, attempt, () => checkedLogin(rt, req), loginVerdict);
+}
+
+/** A login that asked for challenges is not yet one; a refusal is thrown (and counted by the throttling). */
+function loginVerdict(result: LoginResult | LoginChallenge): ThrottleVerdict {
+  return 'challenge' in result ? 'neither' : 'success';
+}
+
+async function checkedLogin(rt: Runtime, req: LoginRequest): Promise<LoginResult | LoginChallenge> {
   if (req.realm && !(await realmExists(rt, req.realm))) {
     await spendAsForARealm(req.password ?? '');
     throw new AuthError(`Authentication failure. Unknown realm: ${req.realm}.`, ERR.WrongCredentials);

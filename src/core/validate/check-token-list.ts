@@ -29,7 +29,7 @@ export async function checkTokenList(
 /**
  * Consumes the value of every valid token, in order: the compare-and-set decides which of
  * concurrent requests carrying one OTP is the one. A token whose value another request took counts
- * as PIN-matching; one whose last count under its limit a burst took, as unusable. The settled
+ * as PIN-matching, its value spent (a replay); one whose last count under its limit a burst took, as unusable. The settled
  * ones follow the other outcomes, so that their reasons come last in a message.
  */
 async function consumeValid(round: Round, outcomes: readonly Outcome[]): Promise<Settled[]> {
@@ -42,7 +42,7 @@ async function consumeValid(round: Round, outcomes: readonly Outcome[]): Promise
 
 async function consumed(round: Round, { token, use }: Extract<Outcome, { kind: 'valid' }>): Promise<Settled> {
   if (!(await consumeOtp(round.rt, token, use.newCount, use.newKey)))
-    return { kind: 'pinMatching', token, otp: '' };
+    return { kind: 'pinMatching', token, otp: '', spent: true };
   const refused = await succeeded(round.rt, token, use.info, round.noCounter);
   return refused ? { kind: 'unusable', token, reason: refused } : { kind: 'accepted', token };
 }

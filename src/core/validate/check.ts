@@ -8,11 +8,13 @@ import { type ClientSeen, recordClient } from '../client/index.ts';
 import type { Runtime } from '../context.ts';
 import { findUser, type ResolvedUser, requireUser } from '../directory/index.ts';
 import { compiledPolicies } from '../policy/index.ts';
+import { accountOf, serialAccount, type ThrottleVerdict, throttled } from '../throttle/index.ts';
 import { type LoadedToken, requireToken } from '../token/index.ts';
 import { autoassign } from './autoassign.ts';
 import { pollTransaction } from './challenge-store.ts';
 import { checkTokenList } from './check-token-list.ts';
 import { type CheckProgress, hiddenFailure, hidesOutcome, NOT_THE_USERS_TOKEN } from './enumeration.ts';
+import { answerOf } from './outcome.ts';
 import { RequestPolicies, requireApiKey, type Who } from './policies.ts';
 import { postProcess } from './post-process.ts';
 import {
@@ -62,7 +64,23 @@ export async function clientCheck(
   } catch (e) {
     rt.log.warn({ err: e }, 'client application could not be recorded');
   }
-  return check(rt, { ...request(), client: seen.ip });
+  const input = { ...request(), client: seen.ip };
+  // A malformed request (an overlong pass) is refused before the throttling, and counts for nothing.
+  checkRequestParams(input);
+  return throttled(rt, checkAttempt(input), () => check(rt, input), checkVerdict);
+}
+
+/** Whom a check tries, for the throttling: the user (login@realm), else the serial. */
+function checkAttempt(input: CheckInput) {
+  const account = input.user ? accountOf(input.user, input.realm) : serialAccount(input.serial ?? '');
+  return { account, address: input.client };
+}
+
+/** An accepted check succeeded, a rejected one failed; challenges (and a declined push) are neither. */
+function checkVerdict(res: CheckResult): ThrottleVerdict {
+  const answer = answerOf(res);
+  if (answer === 'ACCEPT') return 'success';
+  return answer === 'REJECT' ? 'failure' : 'neither';
 }
 
 /**

@@ -20,8 +20,12 @@ export type Outcome =
   | { kind: 'continuing'; token: LoadedToken; next: NextRound }
   /** The pass is the PIN alone: the token asks a challenge (challenge-request list). */
   | { kind: 'requesting'; token: LoadedToken }
-  /** PIN right, OTP wrong, or its value taken by a concurrent request (pin-matching list). */
-  | { kind: 'pinMatching'; token: LoadedToken; otp: string; extra?: Detail }
+  /**
+   * PIN right, OTP wrong, or its value taken by a concurrent request (pin-matching list); `spent`
+   * when the value was right but another request spent it first (a replay, which the fail
+   * counter does not count).
+   */
+  | { kind: 'pinMatching'; token: LoadedToken; otp: string; extra?: Detail; spent?: boolean }
   /** PIN wrong, pass too short, PIN+OTP under force_challenge_response, or no challenge (invalid list). */
   | { kind: 'invalid'; token: LoadedToken };
 

@@ -70,11 +70,16 @@ async function askChallenges(group: Group<'requesting'>, round: Round): Promise<
   return { value: false, detail: challengeDetail(entries), token: tokens.at(-1) };
 }
 
-/** A failure for each token whose PIN matched; one token tells whether its previous OTP was reused. */
+/**
+ * A failure for each token whose PIN matched; one token tells whether its previous OTP was reused.
+ * A value the token already spent (a replay, maybe by a stranger who sniffed it) does not raise
+ * its fail counter: replays must not lock the token (the throttling counts them per address).
+ */
 async function wrongOtp(group: Group<'pinMatching'>, round: Round): Promise<ListResult> {
   const { rt, now } = round;
-  for (const { token } of group) {
-    await incFailcount(rt, token, now);
+  for (const { token, otp, spent } of group) {
+    const replay = spent === true || (otp !== '' && token.type.usedOtp(tokenState(rt, token), otp, now));
+    if (!replay) await incFailcount(rt, token, now);
     await countFailure(rt, token, round.noCounter);
   }
   if (group.length > 1) return { value: false, detail: { message: 'wrong otp value' } };

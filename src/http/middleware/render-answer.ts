@@ -91,6 +91,9 @@ async function sendFailure(
   if (outsider && failure.expose && namesServerPath(failure.message))
     log.warn({ err: failure, path: koa.path }, 'an error naming a server path was shown generically');
   koa.status = failure.httpStatus;
+  // A throttled attempt (HTTP 429) says when to come back, in the header as in the detail.
+  const retryAfter = failure.details?.retry_after;
+  if (typeof retryAfter === 'number') koa.set('Retry-After', String(retryAfter));
   sendJson(koa, await serialise(errorEnvelope(failure, now, outsider), signer, nonceOf(state)));
 }
 
