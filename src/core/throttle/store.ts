@@ -3,6 +3,7 @@
 // each count once.
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database, Dialect, Store } from '../../store/index.ts';
+import { runTransaction } from '../../store/index.ts';
 import { afterFailure, type Backoff, type FailureCount, type ThrottleKind } from './backoff.ts';
 
 export type FailureRow = Selectable<Database['login_failure']>;
@@ -34,7 +35,7 @@ export function rowsOf(db: Kysely<Database>, keys: string[]): Promise<FailureRow
 /** Counts one failure at `now` under each target, in one transaction (keys in order: no deadlock). */
 export async function countFailures(store: Store, targets: readonly Target[], now: Date): Promise<void> {
   const sorted = [...targets].sort((a, b) => (a.key < b.key ? -1 : 1));
-  await store.db.transaction().execute(async (trx) => {
+  await runTransaction(store, async (trx) => {
     for (const t of sorted) await countFailure(trx, store.dialect, t, now);
   });
 }
