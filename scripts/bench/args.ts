@@ -23,6 +23,8 @@ export const HELP = `npm run bench -- [options]
   --results-dir DIR   where the <timestamp>.json results file is written
                       (default bench-results/ of the checkout; env BENCH_RESULTS_DIR)
 
+  env BENCH_THROTTLE=on       the server with brute-force throttling on (off by default: scenarios
+                      3 and 4 fail on purpose from one address and would be throttled)
   env BENCH_SERVER_NODE_ARGS  extra Node options for the server process only, e.g. for a profile:
                       BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
 `;
