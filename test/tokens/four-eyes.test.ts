@@ -7,14 +7,15 @@ describe('eyes by realm', () => {
   it('keeps realms named __proto__ and constructor as keys through JSON and copies', () => {
     const eyes = parseEyes('{"__proto__":["S1"],"constructor":["S2","S3"],"x":"not a list"}');
     expect(Object.keys(eyes)).toEqual(['__proto__', 'constructor']);
-    expect(eyes.__proto__).toEqual(['S1']);
+    const proto: string = '__proto__';
+    expect(eyes[proto]).toEqual(['S1']);
     const copy = newEyes(eyes);
     const ctor: string = 'constructor';
     copy[ctor]!.push('S4');
     expect(eyes[ctor]).toEqual(['S2', 'S3']);
     expect(JSON.stringify(copy)).toBe('{"__proto__":["S1"],"constructor":["S2","S3","S4"]}');
     const fresh = newEyes();
-    fresh.__proto__ = ['S9'];
+    fresh[proto] = ['S9'];
     expect(Object.keys(fresh)).toEqual(['__proto__']);
   });
 
