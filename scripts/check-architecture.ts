@@ -54,6 +54,7 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['directory'],
   ['access', 'resolver', 'throttle'],
   ['realm', 'user', 'audit', 'token'],
+  ['serviceid'],
   ['validate'],
   ['auth'],
   ['documentation', 'status', 'setup'],

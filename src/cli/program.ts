@@ -13,6 +13,7 @@ import {
   realmCommand,
   resolverCommand,
   serveCommand,
+  serviceidCommand,
   setupCommand,
   showStatus,
   statusCommand,
@@ -53,6 +54,7 @@ export function buildProgram(): Command {
     policyCommand,
     tokenCommand,
     tokengroupCommand,
+    serviceidCommand,
     validateCommand,
   ]) {
     program.addCommand(make());

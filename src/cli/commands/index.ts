@@ -13,6 +13,7 @@ export { policyCommand } from './policy.ts';
 export { realmCommand } from './realm.ts';
 export { resolverCommand } from './resolver.ts';
 export { serveCommand } from './serve.ts';
+export { serviceidCommand } from './serviceid.ts';
 export { setupCommand } from './setup.ts';
 export { showStatus, statusCommand } from './status.ts';
 export { throttleCommand } from './throttle.ts';

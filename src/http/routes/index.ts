@@ -10,6 +10,7 @@ export { healthRoutes } from './healthz.ts';
 export { policyRoutes } from './policy.ts';
 export { realmRoutes } from './realm.ts';
 export { resolverRoutes } from './resolver.ts';
+export { serviceidRoutes } from './serviceid.ts';
 export { systemRoutes } from './system.ts';
 export { tokenRoutes } from './token.ts';
 export { tokenLoadRoutes } from './token-load.ts';
