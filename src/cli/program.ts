@@ -9,6 +9,8 @@ import {
   configCommand,
   dbCommand,
   hsmCommand,
+  machineCommand,
+  machineresolverCommand,
   policyCommand,
   realmCommand,
   resolverCommand,
@@ -55,6 +57,8 @@ export function buildProgram(): Command {
     tokenCommand,
     tokengroupCommand,
     serviceidCommand,
+    machineresolverCommand,
+    machineCommand,
     validateCommand,
   ]) {
     program.addCommand(make());

@@ -9,6 +9,8 @@ export { auditCommand } from './audit.ts';
 export { configCommand } from './config.ts';
 export { dbCommand } from './db.ts';
 export { hsmCommand } from './hsm.ts';
+export { machineCommand } from './machine.ts';
+export { machineresolverCommand } from './machineresolver.ts';
 export { policyCommand } from './policy.ts';
 export { realmCommand } from './realm.ts';
 export { resolverCommand } from './resolver.ts';

@@ -7,6 +7,8 @@ export { auditRoutes } from './audit.ts';
 export { authRoutes } from './auth.ts';
 export { clientRoutes } from './client.ts';
 export { healthRoutes } from './healthz.ts';
+export { machineRoutes } from './machine.ts';
+export { machineresolverRoutes } from './machineresolver.ts';
 export { policyRoutes } from './policy.ts';
 export { realmRoutes } from './realm.ts';
 export { resolverRoutes } from './resolver.ts';
