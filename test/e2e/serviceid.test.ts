@@ -64,6 +64,13 @@ describe.each(testDialects())('service IDs on %s', (dialect) => {
     expectServiceError(await s.call('POST', '/serviceid/x', { description: 'd'.repeat(2001) }, admin), 905);
     expectServiceError(await s.call('POST', `/serviceid/${'n'.repeat(256)}`, {}, admin), 905);
     expect(await rows()).toEqual([]);
+    // The longest name and description fit every database, wide characters too.
+    const longest = { name: 'n'.repeat(255), description: '\u{1F511}'.repeat(2000) };
+    expect(
+      ok(await s.call('POST', `/serviceid/${longest.name}`, { description: longest.description }, admin)),
+    ).toBe(1);
+    expect(await rows()).toEqual([longest]);
+    ok(await s.call('DELETE', `/serviceid/${longest.name}`, {}, admin));
 
     ok(await s.call('POST', '/serviceid/mail', { description: 'Mail' }, admin));
     ok(
