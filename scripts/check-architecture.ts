@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** What core hides from the front ends: they call a service, never what it is built on. */
-const BEHIND_CORE = ['src/store', 'src/tokens', 'src/resolvers', 'src/policy'];
+const BEHIND_CORE = ['src/store', 'src/tokens', 'src/resolvers', 'src/machine-resolvers', 'src/policy'];
 
 /** Every folder of src/ but the one named: for the folders at the bottom, which import none. */
 const ALL_FOLDERS = [
@@ -22,6 +22,7 @@ const ALL_FOLDERS = [
   'src/core',
   'src/tokens',
   'src/resolvers',
+  'src/machine-resolvers',
   'src/policy',
   'src/crypto',
   'src/store',
@@ -36,7 +37,9 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/http': ['src/cli', ...BEHIND_CORE],
   'src/cli': BEHIND_CORE,
   'src/tokens': ['src/core', 'src/cli', 'src/http'],
-  'src/resolvers': ['src/core', 'src/cli', 'src/http'],
+  'src/resolvers': ['src/core', 'src/cli', 'src/http', 'src/machine-resolvers'],
+  // Machine resolvers build on the user stores' settings and LDAP connections, never the reverse.
+  'src/machine-resolvers': ['src/core', 'src/cli', 'src/http'],
   'src/policy': ['src/core', 'src/cli', 'src/http'],
   'src/crypto': ['src/core', 'src/cli', 'src/http'],
   'src/store': ['src/core', 'src/cli', 'src/http'],
@@ -51,9 +54,12 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
  */
 export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['system', 'policy', 'client'],
+  ['plugin-settings'],
   ['directory'],
-  ['access', 'resolver', 'throttle'],
+  ['access', 'resolver', 'throttle', 'machineresolver'],
   ['realm', 'user', 'audit', 'token'],
+  ['serviceid'],
+  ['machine'],
   ['validate'],
   ['auth'],
   ['documentation', 'status', 'setup'],

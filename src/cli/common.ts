@@ -42,6 +42,8 @@ export async function withContext<T>(
     // Open user stores hold connections (LDAP, SQL) that would keep the command from exiting.
     const { closeUserStores } = await import('../core/directory/index.ts');
     await closeUserStores(rt);
+    const { closeMachineStores } = await import('../core/machineresolver/index.ts');
+    await closeMachineStores(rt);
     await rt.store.close();
   }
 }

@@ -9,10 +9,13 @@ import {
   configCommand,
   dbCommand,
   hsmCommand,
+  machineCommand,
+  machineresolverCommand,
   policyCommand,
   realmCommand,
   resolverCommand,
   serveCommand,
+  serviceidCommand,
   setupCommand,
   showStatus,
   statusCommand,
@@ -53,6 +56,9 @@ export function buildProgram(): Command {
     policyCommand,
     tokenCommand,
     tokengroupCommand,
+    serviceidCommand,
+    machineresolverCommand,
+    machineCommand,
     validateCommand,
   ]) {
     program.addCommand(make());

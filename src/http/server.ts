@@ -11,6 +11,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Runtime } from '../core/context.ts';
 import { closeUserStores } from '../core/directory/index.ts';
+import { closeMachineStores } from '../core/machineresolver/index.ts';
 import { readRegularFile } from '../files/index.ts';
 import { createApp } from './app.ts';
 import { securityHeaders, servesTls } from './middleware/index.ts';
@@ -106,5 +107,6 @@ function answerClientError(headers: Readonly<Record<string, string>>) {
 export async function closeServing(rt: Runtime, server: Pick<RunningServer, 'close'>): Promise<void> {
   await server.close();
   await closeUserStores(rt);
+  await closeMachineStores(rt);
   await rt.store.close();
 }

@@ -1,8 +1,9 @@
 // passwdresolver: users of a file in /etc/passwd format. The file is read again when it changes
-// (checked at most once a second), so edits need no restart. It is opened under the rule of
-// src/files (an allowed directory, a regular file, the size limit) every time it is looked at.
+// (checked at most once a second, src/files' WatchedFile), so edits need no restart. It is opened
+// under the rule of src/files (an allowed directory, a regular file, the size limit) every time it
+// is looked at.
 import { decoyLike, verifyCryptHash } from '../crypto/index.ts';
-import type { AllowedFiles } from '../files/index.ts';
+import { type AllowedFiles, WatchedFile } from '../files/index.ts';
 import { wildcardMatcher } from '../wildcard.ts';
 import { settingText } from './settings.ts';
 import type { ResolverKind, ResolverSettings, UserRecord, UserSearch, UserStore } from './user-store.ts';
@@ -12,7 +13,6 @@ interface PasswdUser {
   hash: string;
 }
 
-const RECHECK_MS = 1000;
 const SETTING = 'Filename';
 
 function fileOf(settings: ResolverSettings): string {
@@ -80,102 +80,55 @@ function useridMatcher(pattern: string): ((value: string | undefined) => boolean
 
 const idAndLogin = (userid: string, login: string) => `${userid}\n${login}`;
 
-class PasswdStore implements UserStore {
-  readonly editable = false;
-  private readonly file: string;
-  private readonly files: AllowedFiles;
-  private users: PasswdUser[] = [];
+/** The users of one reading of the file, with the maps that find them. */
+interface PasswdIndex {
+  users: PasswdUser[];
   /**
    * The first entry of each login, of each uid, and of each (uid, login) pair: a lookup is one map
    * access instead of a scan of the file's lines (thousands of users: about half a millisecond per
    * login and per token owner on a page). The first entry wins, as it does for getpwnam.
    */
-  private byLogin = new Map<string, PasswdUser>();
-  private byId = new Map<string, PasswdUser>();
-  private byIdAndLogin = new Map<string, PasswdUser>();
+  byLogin: Map<string, PasswdUser>;
+  byId: Map<string, PasswdUser>;
+  byIdAndLogin: Map<string, PasswdUser>;
   /** The first user's hash that costs something to check (checkPasswordOfNobody imitates it). */
-  private costly: string | undefined;
-  private stamp = '';
-  private checkedAt = 0;
-  /** Why the file was refused at the last look: every use fails with it until a look succeeds. */
-  private refused: Error | undefined;
+  costly: string | undefined;
+}
+
+function indexPasswd(text: string): PasswdIndex {
+  const users: PasswdUser[] = [];
+  for (const line of text.split('\n')) {
+    const u = parsePasswdLine(line);
+    if (u) users.push(u);
+  }
+  const first = <K>(m: Map<K, PasswdUser>, k: K, u: PasswdUser) => void (m.has(k) || m.set(k, u));
+  const byLogin = new Map<string, PasswdUser>();
+  const byId = new Map<string, PasswdUser>();
+  const byIdAndLogin = new Map<string, PasswdUser>();
+  for (const u of users) {
+    first(byLogin, u.record.username, u);
+    first(byId, u.record.userid, u);
+    first(byIdAndLogin, idAndLogin(u.record.userid, u.record.username), u);
+  }
+  const costly = users.find((u) => decoyLike(u.hash) !== undefined)?.hash;
+  return { users, byLogin, byId, byIdAndLogin, costly };
+}
+
+class PasswdStore implements UserStore {
+  readonly editable = false;
+  /** Read again when it changes (WatchedFile), under the rule of src/files. */
+  private readonly file: WatchedFile<PasswdIndex>;
 
   constructor(file: string, files: AllowedFiles) {
-    this.file = file;
-    this.files = files;
-    this.reload();
-  }
-
-  /** Reads the file when it is not the one read last time (another inode, size or change time). */
-  private reload(): void {
-    const file = this.files.open(this.file, SETTING);
-    let text: string;
-    try {
-      const st = file.stats;
-      const stamp = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.size}`;
-      if (stamp === this.stamp) return;
-      text = file.read().toString('utf8');
-      this.stamp = stamp;
-    } finally {
-      file.close();
-    }
-    this.index(text);
-  }
-
-  private index(text: string): void {
-    const users: PasswdUser[] = [];
-    for (const line of text.split('\n')) {
-      const u = parsePasswdLine(line);
-      if (u) users.push(u);
-    }
-    const first = <K>(m: Map<K, PasswdUser>, k: K, u: PasswdUser) => void (m.has(k) || m.set(k, u));
-    const byLogin = new Map<string, PasswdUser>();
-    const byId = new Map<string, PasswdUser>();
-    const byIdAndLogin = new Map<string, PasswdUser>();
-    for (const u of users) {
-      first(byLogin, u.record.username, u);
-      first(byId, u.record.userid, u);
-      first(byIdAndLogin, idAndLogin(u.record.userid, u.record.username), u);
-    }
-    this.users = users;
-    this.byLogin = byLogin;
-    this.byId = byId;
-    this.byIdAndLogin = byIdAndLogin;
-    this.costly = users.find((u) => decoyLike(u.hash) !== undefined)?.hash;
-  }
-
-  /**
-   * Reads the file again when it changed (looked at most every RECHECK_MS). A file refused at a
-   * look (replaced by a link out of the allowed directories, grown too big …) refuses every use
-   * until a later look finds it right again: no user of the earlier file is served meanwhile.
-   */
-  private refresh(): void {
-    const now = Date.now();
-    if (now - this.checkedAt >= RECHECK_MS) {
-      this.checkedAt = now;
-      try {
-        this.reload();
-        this.refused = undefined;
-      } catch (e) {
-        this.refused = e as Error;
-      }
-    }
-    if (this.refused) throw this.refused;
-  }
-
-  private current(): PasswdUser[] {
-    this.refresh();
-    return this.users;
+    this.file = new WatchedFile(files, file, SETTING, indexPasswd);
   }
 
   async findByLogin(login: string): Promise<UserRecord | undefined> {
-    this.refresh();
-    return this.byLogin.get(login)?.record;
+    return this.file.current().byLogin.get(login)?.record;
   }
 
   async findById(userid: string): Promise<UserRecord | undefined> {
-    this.refresh();
-    return this.byId.get(userid)?.record;
+    return this.file.current().byId.get(userid)?.record;
   }
 
   async search(filter: UserSearch, limit: number): Promise<UserRecord[]> {
@@ -183,7 +136,7 @@ class PasswdStore implements UserStore {
       ([k, v]) => [k, (k === 'userid' && useridMatcher(v)) || wildcardMatcher(v)] as const,
     );
     const out: UserRecord[] = [];
-    for (const { record } of this.current()) {
+    for (const { record } of this.file.current().users) {
       if (
         tests.every(([k, test]) => test(typeof record[k] === 'string' ? (record[k] as string) : undefined))
       ) {
@@ -195,15 +148,14 @@ class PasswdStore implements UserStore {
   }
 
   async checkPassword(user: UserRecord, password: string): Promise<boolean> {
-    this.refresh();
-    const entry = this.byIdAndLogin.get(idAndLogin(user.userid, user.username));
+    const entry = this.file.current().byIdAndLogin.get(idAndLogin(user.userid, user.username));
     return entry !== undefined && (await verifyCryptHash(entry.hash, password));
   }
 
   /** A check against a decoy of the first costly hash of the file: as slow as a wrong password. */
   async checkPasswordOfNobody(password: string): Promise<void> {
-    this.refresh();
-    const decoy = this.costly === undefined ? undefined : decoyLike(this.costly);
+    const { costly } = this.file.current();
+    const decoy = costly === undefined ? undefined : decoyLike(costly);
     if (decoy !== undefined) await verifyCryptHash(decoy, password);
   }
 

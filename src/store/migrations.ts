@@ -360,6 +360,26 @@ const MIGRATIONS: Record<string, { up: Build }> = {
       await db.schema.createIndex('login_failure_account').on('login_failure').column('account').execute();
     },
   },
+  // Machines (issue 18): service IDs (/serviceid/, reference 6.5) and machine resolvers
+  // (/machineresolver/, reference 6.4), whose settings are one JSON document as a resolver's.
+  '0011_machines': {
+    async up(db, dialect) {
+      const id = (t: ReturnType<typeof createTable>) =>
+        t.addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        );
+      await id(createTable(db, dialect, 'serviceid'))
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('description', 'varchar(2000)', (c) => c.notNull())
+        .execute();
+      await id(createTable(db, dialect, 'machineresolver'))
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('type', 'varchar(64)', (c) => c.notNull())
+        .addColumn('config', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'varchar(32)', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -239,6 +239,23 @@ export interface LoginFailureTable {
   blocked_until: string;
 }
 
+/** A service ID (/serviceid/, reference 6.5): a name applspec tokens and SSH keys are used for. */
+export interface ServiceIdTable {
+  id: Generated<number>;
+  name: string;
+  description: string;
+}
+
+/** A machine resolver (/machineresolver/, reference 6.4): where machines are listed. */
+export interface MachineResolverTable {
+  id: Generated<number>;
+  name: string;
+  type: string;
+  /** JSON object of the settings; password-typed values sealed by the security module. */
+  config: string;
+  updated_at: string;
+}
+
 export interface Database {
   admin: AdminTable;
   login_failure: LoginFailureTable;
@@ -260,4 +277,6 @@ export interface Database {
   clients: ClientsTable;
   tokengroup: TokenGroupTable;
   tokengroup_token: TokenGroupTokenTable;
+  serviceid: ServiceIdTable;
+  machineresolver: MachineResolverTable;
 }

@@ -13,6 +13,8 @@
 // search-filters, input-limits and request-bodies). AUTHSRV_FUZZ_RUNS and AUTHSRV_FUZZ_SEED replay
 // or lengthen a run; the seed is printed at the start and in a failure's message, with the request.
 // What is covered and why is in docs/security.md, "Fuzz and secrets tests".
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
@@ -125,6 +127,15 @@ const NAMES = [
   'success',
   'outform',
   'hide_specific_error_message',
+  'filename',
+  'hostname',
+  'ip',
+  'id',
+  'any',
+  'HOSTNAMEATTRIBUTE',
+  'IPATTRIBUTE',
+  'IDATTRIBUTE',
+  'SEARCHFILTER',
   '__proto__',
   'constructor',
 ];
@@ -159,6 +170,10 @@ const MEANINGFUL = [
   'sqlresolver',
   'ldapresolver',
   'scimresolver',
+  'hosts',
+  'ldap',
+  'fuzzmres',
+  'fuzzservice',
   'authentication',
   'enrollment',
   'user',
@@ -697,6 +712,10 @@ describe('fuzzing every route (sqlite)', () => {
     );
     await s.call('POST', '/token/init', { type: 'spass', serial: 'FUZZ2', pin: 'x' }, admin);
     await s.call('POST', '/tokengroup/fuzzgroup', { description: 'fuzz' }, admin);
+    await s.call('POST', '/serviceid/fuzzservice', { description: 'fuzz' }, admin);
+    const hosts = join(s.dataDir, 'hosts');
+    writeFileSync(hosts, '10.0.0.1 fuzzhost fuzzhost.lab\n');
+    await s.call('POST', '/machineresolver/fuzzmres', { type: 'hosts', filename: hosts }, admin);
     await s.call('POST', '/system/setConfig', { fuzzkey: 'fuzzvalue' }, admin);
   }
 

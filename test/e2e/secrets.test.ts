@@ -34,6 +34,14 @@ const LDAP = {
   LDAPBASE: 'dc=example,dc=org',
   TIMEOUT: '1',
 };
+/** A machine resolver on the same directory. */
+const MACHINE_LDAP = {
+  type: 'ldap',
+  LDAPURI: 'ldap://127.0.0.1:1',
+  LDAPBASE: 'ou=hosts,dc=example,dc=org',
+  TIMEOUT: '1',
+  HOSTNAMEATTRIBUTE: 'cn',
+};
 const SCIM = {
   type: 'scimresolver',
   Authserver: 'http://127.0.0.1:1/auth',
@@ -192,6 +200,14 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
         admin,
       ),
     );
+    ok(
+      await s.call(
+        'POST',
+        '/machineresolver/mldap1',
+        { ...MACHINE_LDAP, BINDDN: 'cn=reader', BINDPW: plant('machine LDAP BINDPW', distinct('mbindpw')) },
+        admin,
+      ),
+    );
     ok(await s.call('POST', '/realm/sqlrealm', { resolvers: 'sql1' }, admin));
     ok(
       await s.call(
@@ -256,6 +272,15 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
     }
     const BINDPW = plant('LDAP test password', distinct('ldaptest'));
     await s.call('POST', '/resolver/test', { ...LDAP, BINDDN: 'cn=reader', BINDPW }, admin);
+    const machineBindpw = plant('machine LDAP test password', distinct('mldaptest'));
+    await s.call(
+      'POST',
+      '/machineresolver/test',
+      { ...MACHINE_LDAP, BINDDN: 'cn=reader', BINDPW: machineBindpw },
+      admin,
+    );
+    // The machine listing fails on the directory where nothing listens, and logs nothing secret.
+    await s.call('GET', '/machine/', {}, admin);
     const Secret = plant('SCIM test secret', distinct('scimtest'));
     await s.call('POST', '/resolver/test', { ...SCIM, Client: 'c', Secret }, admin);
     ok(await s.call('POST', '/realm/ldaprealm', { resolvers: 'ldap1' }, admin));
@@ -323,7 +348,7 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
   it('no GET answer holds a secret in any form', async () => {
     const names: Record<string, string[]> = {
       serial: serials,
-      resolver: ['ldap1', 'sql1', 'scim1', 'realm1-res'],
+      resolver: ['ldap1', 'sql1', 'scim1', 'realm1-res', 'mldap1'],
       realm: ['realm1', 'sqlrealm', 'ldaprealm'],
       key: ['smtp.password', 'radius.secret'],
       name: ['none'],

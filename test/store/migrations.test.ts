@@ -35,6 +35,7 @@ const ALL_MIGRATIONS = [
   '0008_listing_speed',
   '0009_sessions',
   '0010_login_failure',
+  '0011_machines',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -62,6 +63,8 @@ const TABLES = [
   'clients',
   'tokengroup',
   'tokengroup_token',
+  'serviceid',
+  'machineresolver',
 ];
 const silent = pino({ level: 'silent' });
 
@@ -197,7 +200,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
     await sql`INSERT INTO admin (name, password_hash, created_at) VALUES ('old', 'h', 'now')`.execute(
       store.db,
     );
-    expect(await migrate(store)).toEqual(['0009_sessions', '0010_login_failure']);
+    expect(await migrate(store)).toEqual(['0009_sessions', '0010_login_failure', '0011_machines']);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },
     ]);

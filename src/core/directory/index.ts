@@ -7,10 +7,7 @@ export { defaultRealm, orderedResolvers, realmExists, realmsOfResolver } from '.
 export {
   closeUserStores,
   dropStore,
-  parseStored,
   type ResolverHandle,
-  type StoredConfig,
-  seal,
   userStore,
   userStoreOf,
 } from './user-stores.ts';

@@ -1,30 +1,10 @@
 // The open user store of each resolver: its stored settings (password-typed values sealed by the
 // security module) opened with the resolver kind once and reused until the settings change.
 import { UserError } from '../../errors.ts';
-import { type ResolverSettings, resolverKind, type UserStore } from '../../resolvers/index.ts';
+import { resolverKind, type UserStore } from '../../resolvers/index.ts';
 import type { Runtime } from '../context.ts';
+import { parseStored } from '../plugin-settings/index.ts';
 import { realmDirectory } from './realm-directory.ts';
-
-export interface StoredConfig {
-  settings: Record<string, string>;
-  /** Keys whose values are sealed. */
-  secrets: string[];
-}
-
-export function parseStored(rt: Runtime, text: string): { settings: ResolverSettings; secrets: Set<string> } {
-  const stored = JSON.parse(text) as StoredConfig;
-  const secrets = new Set(stored.secrets);
-  const settings: ResolverSettings = {};
-  for (const [k, v] of Object.entries(stored.settings)) settings[k] = secrets.has(k) ? rt.hsm.decrypt(v) : v;
-  return { settings, secrets };
-}
-
-export function seal(rt: Runtime, settings: ResolverSettings, secrets: Set<string>): string {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(settings)) out[k] = secrets.has(k) ? rt.hsm.encrypt(v) : v;
-  const stored: StoredConfig = { settings: out, secrets: [...secrets].filter((k) => k in settings).sort() };
-  return JSON.stringify(stored);
-}
 
 interface OpenStore {
   /** The stored configuration the store was opened with: another one means the settings changed. */

@@ -1,152 +1,31 @@
 // Resolvers: named, typed user-store configurations. Settings are stored as one JSON document per
 // resolver with password-typed values sealed by the security module; they leave the service only
-// as __CENSORED__, and __CENSORED__ sent back means "keep the stored secret".
+// as __CENSORED__, and __CENSORED__ sent back means "keep the stored secret". The merging, checks,
+// sealing and test of settings are plugin-settings/'s, shared with the machine resolvers.
 
 import { ConfigAdminError, ParameterError } from '../../errors.ts';
-import type { AllowedFiles } from '../../files/index.ts';
 import { isTrue } from '../../is-true.ts';
-import {
-  type ResolverKind,
-  type ResolverSettings,
-  resolverKind,
-  type TestResult,
-} from '../../resolvers/index.ts';
+import { resolverKind, type TestResult } from '../../resolvers/index.ts';
 import type { Context, Runtime } from '../context.ts';
-import { dropStore, parseStored, type StoredConfig, seal, writeRealmTables } from '../directory/index.ts';
-import { checkLength, LIMITS, TEXT_COLUMN_BYTES } from '../limits.ts';
-import { checkSecretReuse } from '../secret-reuse.ts';
-import { CENSORED } from '../system/index.ts';
+import { dropStore, writeRealmTables } from '../directory/index.ts';
+import {
+  censoredView,
+  checkName,
+  type SettingsView,
+  secretSettingNames as secretsOfKind,
+  settingsToSave,
+  testBase,
+  testSettings,
+} from '../plugin-settings/index.ts';
 
-export const NAME_SYNTAX = /^[A-Za-z0-9_.-]{1,255}$/;
-
-const MAX_VALUE = 65_000;
-
-export interface ResolverView {
-  resolvername: string;
-  type: string;
-  data: Record<string, string>;
-  censor_keys: string[];
-}
+export type ResolverView = SettingsView;
 
 /** Parameters of POST /resolver/… that are not settings. */
 const NOT_SETTINGS = new Set(['resolver', 'type', 'nonce', 'name']);
 
-function checkName(name: string): void {
-  checkLength('resolver', name, LIMITS.name);
-  if (!NAME_SYNTAX.test(name)) {
-    throw new ParameterError(`Invalid resolver name '${name}': use letters, digits, '_', '-' or '.'`);
-  }
-}
-
-function censoredView(name: string, type: string, text: string): ResolverView {
-  const stored = JSON.parse(text) as StoredConfig;
-  const data: Record<string, string> = {};
-  for (const [k, v] of Object.entries(stored.settings)) data[k] = stored.secrets.includes(k) ? CENSORED : v;
-  return { resolvername: name, type, data, censor_keys: [...stored.secrets] };
-}
-
 /** The setting names (aliases included) a resolver type seals. */
 export function secretSettingNames(type: string): Set<string> {
-  const out = new Set<string>();
-  for (const [name, spec] of Object.entries(resolverKind(type).settings)) {
-    if (spec.type !== 'password') continue;
-    out.add(name);
-    for (const alias of spec.aliases ?? []) out.add(alias);
-  }
-  return out;
-}
-
-/** The canonical name of a setting (aliases folded), or undefined when the type does not know it. */
-function canonicalKey(kind: ResolverKind, key: string): string | undefined {
-  for (const [name, spec] of Object.entries(kind.settings)) {
-    if (name === key || spec.aliases?.includes(key)) return name;
-  }
-  return undefined;
-}
-
-/**
- * Applies request parameters to settings (in place): empty values delete a setting, __CENSORED__
- * keeps a stored secret, `type.<Key>=password` marks a key secret, `desc.<Key>` is accepted and
- * ignored. Returns the keys the request gave a value of its own.
- */
-function applyParams(
-  kind: ResolverKind,
-  params: Record<string, string>,
-  settings: ResolverSettings,
-  secrets: Set<string>,
-): Set<string> {
-  const given = new Set<string>();
-  for (const [rawKey, value] of Object.entries(params)) {
-    if (NOT_SETTINGS.has(rawKey)) continue;
-    const marker = /^(type|desc)\.(.+)$/.exec(rawKey);
-    if (marker) {
-      const key = canonicalKey(kind, marker[2]!);
-      if (!key) throw new ParameterError(`Unknown setting '${marker[2]}' for a ${kind.type}`);
-      if (marker[1] === 'type' && value === 'password') secrets.add(key);
-      continue;
-    }
-    const key = canonicalKey(kind, rawKey);
-    if (!key) {
-      throw new ParameterError(
-        `Unknown setting '${rawKey}' for a ${kind.type}: use ${Object.keys(kind.settings).join(', ')}`,
-      );
-    }
-    if (value.length > MAX_VALUE) throw new ParameterError(`The value of ${key} is too long`);
-    if (value.includes('\u0000')) throw new ParameterError(`The value of ${key} contains a NUL character`);
-    if (value === CENSORED && secrets.has(key)) {
-      if (settings[key] === undefined)
-        throw new ParameterError(`${key} is ${CENSORED} but no value is stored`);
-      continue;
-    }
-    given.add(key);
-    if (value === '') delete settings[key];
-    else settings[key] = value;
-  }
-  return given;
-}
-
-/** Checks the merged settings against the kind's descriptions: required ones, types, its own checks. */
-function checkValues(kind: ResolverKind, settings: ResolverSettings, files: AllowedFiles): void {
-  for (const [key, spec] of Object.entries(kind.settings)) {
-    if (spec.required && (settings[key] ?? '') === '') throw ParameterError.missing(key);
-    const v = settings[key];
-    if (v === undefined) continue;
-    if (spec.type === 'int' && !/^-?\d+$/.test(v.trim()))
-      throw new ParameterError(`${key} must be a whole number`);
-    if (spec.type === 'bool' && !['0', '1', 'true', 'false', 'True', 'False', 'TRUE', 'FALSE'].includes(v)) {
-      throw new ParameterError(`${key} must be True or False`);
-    }
-    if (spec.type === 'json') {
-      try {
-        JSON.parse(v);
-      } catch {
-        throw new ParameterError(`${key} must be valid JSON`);
-      }
-    }
-  }
-  kind.validate?.(settings, files);
-}
-
-/**
- * Merges request parameters into stored settings (applyParams). A stored secret the request keeps
- * (__CENSORED__ or not sent) is refused when a setting of its destination changes: it must be given
- * again (checkSecretReuse), before anything is contacted or stored. The files the settings name
- * are checked against files.allowed_dirs (the kind's validate).
- */
-function mergeSettings(
-  kind: ResolverKind,
-  params: Record<string, string>,
-  before: { settings: ResolverSettings; secrets: Set<string> },
-  files: AllowedFiles,
-): { settings: ResolverSettings; secrets: Set<string> } {
-  const stored = before.settings;
-  const settings = { ...stored };
-  const secrets = new Set(before.secrets);
-  for (const spec of Object.entries(kind.settings)) if (spec[1].type === 'password') secrets.add(spec[0]);
-  const given = applyParams(kind, params, settings, secrets);
-  checkSecretReuse({ specs: kind.settings, stored, requested: settings, secrets, given });
-  checkValues(kind, settings, files);
-  return { settings, secrets };
+  return secretsOfKind(resolverKind(type));
 }
 
 async function findRow(rt: Runtime, name: string) {
@@ -186,52 +65,28 @@ export interface SavedResolver {
   warnings: string[];
 }
 
-/** The resolver type's sentences about settings that are accepted but have no effect. */
-function settingWarnings(kind: ResolverKind, settings: ResolverSettings): string[] {
-  return kind.warnings?.(settings) ?? [];
-}
-
-/** A test's description with the warnings about settings without effect appended. */
-function withWarnings(description: string, warnings: string[]): string {
-  if (warnings.length === 0) return description;
-  const text = description.trim();
-  const sentence = text === '' || /[.!?]$/.test(text) ? text : `${text}.`;
-  return [sentence, ...warnings].filter((t) => t !== '').join(' ');
-}
-
 /** Creates or updates a resolver; returns what it saved and the warnings about its settings. */
 export async function saveResolver(
   ctx: Context,
   name: string,
   params: Record<string, string>,
 ): Promise<SavedResolver> {
-  checkName(name);
+  checkName('resolver', name);
   const now = ctx.clock().toISOString();
   let warnings: string[] = [];
   const saved = await writeRealmTables(ctx.store, async (trx) => {
     const existing = (await trx.selectFrom('resolver').selectAll().execute()).find(
       (r) => r.name.toLowerCase() === name.toLowerCase(),
     );
-    const type = params.type ?? existing?.type;
-    if (!type) throw ParameterError.missing('type');
-    if (existing && existing.type !== type) {
-      throw new ParameterError(
-        `Resolver '${existing.name}' is a ${existing.type}; its type cannot be changed to ${type}`,
-      );
-    }
-    const kind = resolverKind(type);
-    const before = existing
-      ? parseStored(ctx, existing.config)
-      : { settings: {}, secrets: new Set<string>() };
-    const merged = mergeSettings(kind, params, before, ctx.files);
-    warnings = settingWarnings(kind, merged.settings);
-    const config = seal(ctx, merged.settings, merged.secrets);
-    // All settings share one TEXT column; MariaDB holds 65 535 bytes there.
-    if (Buffer.byteLength(config, 'utf8') > TEXT_COLUMN_BYTES) {
-      throw new ParameterError(
-        `The settings of resolver '${name}' are too long: at most ${TEXT_COLUMN_BYTES} bytes can be stored`,
-      );
-    }
+    const { type, config, ...rest } = settingsToSave(ctx, {
+      label: 'Resolver',
+      name,
+      existing,
+      params,
+      notSettings: NOT_SETTINGS,
+      kindOf: resolverKind,
+    });
+    warnings = rest.warnings;
     if (existing) {
       await trx
         .updateTable('resolver')
@@ -293,19 +148,7 @@ export async function testResolver(ctx: Context, params: Record<string, string>)
   const type = params.type;
   if (!type) throw ParameterError.missing('type');
   const kind = resolverKind(type);
-  let base: { settings: ResolverSettings; secrets: Set<string> } = { settings: {}, secrets: new Set() };
-  if (params.resolver) {
-    const row = await findRow(ctx, params.resolver);
-    if (row && row.type === type) base = parseStored(ctx, row.config);
-  }
-  const { settings } = mergeSettings(kind, params, base, ctx.files);
-  const warnings = settingWarnings(kind, settings);
-  let result: TestResult;
-  try {
-    result = await kind.test(settings, { log: ctx.log, clock: ctx.clock, files: ctx.files });
-  } catch (e) {
-    result = { value: false, description: (e as Error).message };
-  }
-  const description = withWarnings(result.description, warnings);
-  return { value: result.value, description, succeeded: succeeded(result.value) };
+  const stored = params.resolver ? await findRow(ctx, params.resolver) : undefined;
+  const result = await testSettings(ctx, kind, params, NOT_SETTINGS, testBase(ctx, stored, type));
+  return { ...result, succeeded: succeeded(result.value) };
 }

@@ -27,12 +27,22 @@ export interface Credentials {
   password: string;
 }
 
-export interface LdapConfig {
+/**
+ * What a connection to an LDAP server needs (the server pool, the bind, TLS, time limits): shared by
+ * the user store and the LDAP machine resolver (src/machine-resolvers), which read it alike.
+ */
+export interface LdapConnectionConfig {
   servers: LdapServer[];
   base: string;
   /** undefined: anonymous */
   bind: Credentials | undefined;
   timeoutMs: number;
+  startTls: boolean;
+  tls: tls.ConnectionOptions;
+  skipMs: number;
+}
+
+export interface LdapConfig extends LdapConnectionConfig {
   cacheMs: number;
   sizeLimit: number;
   loginAttributes: string[];
@@ -44,12 +54,9 @@ export interface LdapConfig {
   uidType: string;
   multiValue: Set<string>;
   editable: boolean;
-  startTls: boolean;
-  tls: tls.ConnectionOptions;
   scope: Scope;
   objectClasses: string[];
   dnTemplate: string;
-  skipMs: number;
 }
 
 function parseServers(text: string): LdapServer[] {
@@ -78,7 +85,8 @@ function parseServer(raw: string): LdapServer {
   return { url: `${scheme}://${shownHost}:${port}`, host, port, secure };
 }
 
-function attributeName(key: string, value: string): string {
+/** A checked LDAP attribute name (or OID) of a setting. */
+export function attributeName(key: string, value: string): string {
   const v = value.trim();
   if (!ATTRIBUTE_NAME.test(v)) throw new ParameterError(`${key}: '${value}' is not an LDAP attribute name`);
   return v;
@@ -151,19 +159,33 @@ function parseUidType(s: ResolverSettings): string {
   return raw === '' || raw.toLowerCase() === 'dn' ? 'DN' : attributeName('UIDTYPE', raw);
 }
 
-export function parseConfig(s: ResolverSettings, files: AllowedFiles): LdapConfig {
+/**
+ * The connection settings: LDAPURI (a server pool), LDAPBASE, AUTHTYPE with BINDDN and BINDPW,
+ * TIMEOUT, START_TLS, the TLS settings and SERVERPOOL_SKIP.
+ */
+export function parseConnectionConfig(s: ResolverSettings, files: AllowedFiles): LdapConnectionConfig {
   const servers = parseServers(settingText(s, 'LDAPURI'));
   const base = settingText(s, 'LDAPBASE').trim();
   if (base === '') throw ParameterError.missing('LDAPBASE');
-  const bind = parseBind(s);
+  return {
+    servers,
+    base,
+    bind: parseBind(s),
+    timeoutMs: settingInt(s, 'TIMEOUT', 5, 1, 3600) * 1000,
+    // Ignored for ldaps:// servers (connection.ts), as privacyIDEA does.
+    startTls: settingBool(s, 'START_TLS', false),
+    tls: tlsOptions(s, files),
+    skipMs: settingInt(s, 'SERVERPOOL_SKIP', 30, 0) * 1000,
+  };
+}
+
+export function parseConfig(s: ResolverSettings, files: AllowedFiles): LdapConfig {
+  const connection = parseConnectionConfig(s, files);
   const loginAttributes = parseLoginAttributes(s);
   const userinfo = parseUserinfo(s, loginAttributes[0]!);
   const uidType = parseUidType(s);
   return {
-    servers,
-    base,
-    bind,
-    timeoutMs: settingInt(s, 'TIMEOUT', 5, 1, 3600) * 1000,
+    ...connection,
     cacheMs: settingInt(s, 'CACHE_TIMEOUT', 120, 0) * 1000,
     sizeLimit: settingInt(s, 'SIZELIMIT', 500, 1),
     loginAttributes,
@@ -176,12 +198,8 @@ export function parseConfig(s: ResolverSettings, files: AllowedFiles): LdapConfi
     uidType,
     multiValue: new Set(stringList(s, 'MULTIVALUEATTRIBUTES', ['mobile'], false)),
     editable: settingBool(s, 'EDITABLE', false),
-    // Ignored for ldaps:// servers (connection.ts), as privacyIDEA does.
-    startTls: settingBool(s, 'START_TLS', false),
-    tls: tlsOptions(s, files),
     scope: parseScope(settingText(s, 'SCOPE')),
     objectClasses: stringList(s, 'OBJECT_CLASSES', [...DEFAULT_OBJECT_CLASSES], true),
     dnTemplate: settingText(s, 'DN_TEMPLATE').trim(),
-    skipMs: settingInt(s, 'SERVERPOOL_SKIP', 30, 0) * 1000,
   };
 }

@@ -6,7 +6,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { Client, ResultCodeError } from 'ldapts';
 import { ResolverError } from '../../errors.ts';
-import type { Credentials, LdapConfig, LdapServer } from './config.ts';
+import type { Credentials, LdapConnectionConfig, LdapServer } from './config.ts';
 import { CREDENTIAL_CODES } from './result-codes.ts';
 
 /** A server could not be used (unreachable, hung, TLS failed): the pool tries the next one. */
@@ -83,7 +83,7 @@ function serverName(server: LdapServer): string | undefined {
   return net.isIP(server.host) ? undefined : server.host;
 }
 
-function openSocket(server: LdapServer, cfg: LdapConfig, ms: number): Promise<net.Socket> {
+function openSocket(server: LdapServer, cfg: LdapConnectionConfig, ms: number): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const socket = server.secure
       ? tls.connect({ host: server.host, port: server.port, servername: serverName(server), ...cfg.tls })
@@ -118,7 +118,7 @@ function openSocket(server: LdapServer, cfg: LdapConfig, ms: number): Promise<ne
 }
 
 /** An ldapts client that talks over `socket` and can never open a connection of its own. */
-function clientOn(socket: net.Socket, server: LdapServer, cfg: LdapConfig): Client {
+function clientOn(socket: net.Socket, server: LdapServer, cfg: LdapConnectionConfig): Client {
   let handedOver = false;
   const handOver = () => {
     // ldapts calls this again to reconnect a dropped connection, without StartTLS or bind: refuse.
@@ -138,7 +138,7 @@ function clientOn(socket: net.Socket, server: LdapServer, cfg: LdapConfig): Clie
   });
 }
 
-async function startTls(client: Client, server: LdapServer, cfg: LdapConfig): Promise<void> {
+async function startTls(client: Client, server: LdapServer, cfg: LdapConnectionConfig): Promise<void> {
   try {
     await client.startTLS({ ...cfg.tls, host: server.host, servername: serverName(server) });
   } catch (e) {
@@ -168,7 +168,7 @@ function setupError(e: unknown, server: LdapServer, bind: Credentials | undefine
  */
 export async function connectTo(
   server: LdapServer,
-  cfg: LdapConfig,
+  cfg: LdapConnectionConfig,
   bind: Credentials | undefined,
 ): Promise<Connection> {
   const started = Date.now();

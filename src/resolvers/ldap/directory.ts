@@ -4,11 +4,11 @@
 // one bind, and no new connection. A reused connection that turns out to be gone is replaced and a
 // read is retried once on the new one. Every LDAP request (each page of a search) must be answered
 // within TIMEOUT, so a dead or hung server fails after TIMEOUT per server tried, never hangs.
-import { type Client, ResultCodeError } from 'ldapts';
+import { type Client, type Entry, ResultCodeError, type SearchOptions } from 'ldapts';
 import { AuthsrvError, ResolverError } from '../../errors.ts';
 import type { StoreEnvironment } from '../user-store.ts';
 import { BindConnections } from './bind-connections.ts';
-import type { LdapConfig } from './config.ts';
+import type { LdapConnectionConfig } from './config.ts';
 import type { Connection } from './connection.ts';
 import { CREDENTIAL_CODES, INSUFFICIENT_ACCESS_RIGHTS, NO_SUCH_OBJECT, REFERRAL } from './result-codes.ts';
 import { ServerPool } from './server-pool.ts';
@@ -28,14 +28,19 @@ function isTimeout(e: unknown): boolean {
   return /Operation timed out/.test(String((e as Error)?.message ?? e));
 }
 
+const PAGE_SIZE = 200;
+
+/** What a paged search asks for besides its base and size limit. */
+export type PagedSearch = Pick<SearchOptions, 'scope' | 'filter' | 'attributes' | 'explicitBufferAttributes'>;
+
 export class Directory {
-  private readonly cfg: LdapConfig;
+  private readonly cfg: LdapConnectionConfig;
   private readonly pool: ServerPool;
   private readonly binds: BindConnections;
   private service: Promise<Connection> | undefined;
   private closed = false;
 
-  constructor(cfg: LdapConfig, env: StoreEnvironment) {
+  constructor(cfg: LdapConnectionConfig, env: StoreEnvironment) {
     this.cfg = cfg;
     this.pool = new ServerPool(cfg, env);
     this.binds = new BindConnections(this.pool, cfg.timeoutMs);
@@ -94,6 +99,28 @@ export class Directory {
       }
       throw this.operationError(what, e, conn);
     }
+  }
+
+  /**
+   * A paged search under `base`. The server is asked for at most `limit` entries; when it stops with
+   * sizeLimitExceeded (its own limit or ours), the entries received so far are the result.
+   */
+  async pagedSearch(base: string, options: PagedSearch, limit: number): Promise<Entry[]> {
+    return this.run('search', async (client) => {
+      const out: Entry[] = [];
+      const pages = client.searchPaginated(base, {
+        ...options,
+        sizeLimit: limit,
+        paged: { pageSize: Math.min(limit, PAGE_SIZE) },
+      });
+      for await (const page of pages) {
+        // Search references (referrals) are in page.searchReferences: never chased.
+        for (const e of page.searchEntries) if (out.length < limit) out.push(e);
+        // Some servers (Active Directory) ignore the requested size limit.
+        if (out.length >= limit) break;
+      }
+      return out;
+    });
   }
 
   /** Whether `password` is the password of `dn`: a bind on a connection of its own. */

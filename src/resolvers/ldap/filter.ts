@@ -26,6 +26,11 @@ export function wildcardFilter(attribute: string, pattern: string): string | und
   return `(${attribute}=${literal.join('*')})`;
 }
 
+/** `(attribute=*value*)`: entries whose attribute contains the value, every character literal. */
+export function substringFilter(attribute: string, value: string): string {
+  return `(${attribute}=*${Filter.escape(value)}*)`;
+}
+
 /** The configured filter sequence AND-ed with further terms. */
 export function andFilter(searchFilter: string, ...terms: string[]): string {
   return `(&${searchFilter}${terms.join('')})`;
@@ -47,14 +52,18 @@ export function configuredSearchFilter(
     const legacy = legacyFilter.trim();
     filter = legacy !== '' ? legacy.replaceAll('%s', '*') : `(${primaryLogin}=*)`;
   }
+  return checkedSearchFilter(filter, 'LDAPSEARCHFILTER');
+}
+
+/** A filter sequence of the setting `setting`, in parentheses, that the server would accept. */
+export function checkedSearchFilter(text: string, setting: string): string {
+  let filter = text.trim();
   if (!filter.startsWith('(')) filter = `(${filter})`;
   try {
     if (!balanced(filter)) throw new Error('unbalanced parentheses');
     FilterParser.parseString(andFilter(filter));
   } catch (e) {
-    throw new ParameterError(
-      `LDAPSEARCHFILTER '${filter}' is not a valid LDAP filter: ${(e as Error).message}`,
-    );
+    throw new ParameterError(`${setting} '${filter}' is not a valid LDAP filter: ${(e as Error).message}`);
   }
   return filter;
 }

@@ -3,16 +3,16 @@
 // 30), unless every server is skipped, then all are tried again.
 import { ResolverError } from '../../errors.ts';
 import type { StoreEnvironment } from '../user-store.ts';
-import type { Credentials, LdapConfig, LdapServer } from './config.ts';
+import type { Credentials, LdapConnectionConfig, LdapServer } from './config.ts';
 import { type Connection, connectTo, ServerFailure } from './connection.ts';
 
 export class ServerPool {
-  private readonly cfg: LdapConfig;
+  private readonly cfg: LdapConnectionConfig;
   private readonly clock: () => Date;
   private readonly log: StoreEnvironment['log'];
   private readonly deadUntil = new Map<string, number>();
 
-  constructor(cfg: LdapConfig, env: StoreEnvironment) {
+  constructor(cfg: LdapConnectionConfig, env: StoreEnvironment) {
     this.cfg = cfg;
     this.clock = env.clock;
     this.log = env.log;

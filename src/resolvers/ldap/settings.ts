@@ -88,3 +88,21 @@ export const LDAP_SETTINGS: Record<string, SettingSpec> = {
   }),
   DN_TEMPLATE: spec('string', 'DN of new users, e.g. uid=<username>,ou=people,<basedn>'),
 };
+
+/** The settings of a connection (parseConnectionConfig), which the LDAP machine resolver shares. */
+export const LDAP_CONNECTION_SETTINGS: Record<string, SettingSpec> = Object.fromEntries(
+  [
+    'LDAPURI',
+    'LDAPBASE',
+    'AUTHTYPE',
+    'BINDDN',
+    'BINDPW',
+    'TIMEOUT',
+    'START_TLS',
+    'TLS_VERIFY',
+    'TLS_VERSION',
+    'TLS_CA_FILE',
+    'CACERTIFICATE',
+    'SERVERPOOL_SKIP',
+  ].map((key) => [key, LDAP_SETTINGS[key]!]),
+);

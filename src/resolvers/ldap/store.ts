@@ -14,8 +14,6 @@ import { andFilter, equalityFilter, orFilter, wildcardFilter } from './filter.ts
 import { ENTRY_ALREADY_EXISTS, INVALID_DN_SYNTAX, NO_SUCH_OBJECT, REFERRAL } from './result-codes.ts';
 import { modifications, newEntry } from './writes.ts';
 
-const PAGE_SIZE = 200;
-
 function copyRecord(r: UserRecord): UserRecord {
   const out: UserRecord = { userid: r.userid, username: r.username };
   for (const [k, v] of Object.entries(r)) out[k] = Array.isArray(v) ? [...v] : v;
@@ -116,29 +114,18 @@ export class LdapStore implements UserStore {
     return found && this.handOut(found);
   }
 
-  /**
-   * A paged search of LDAPBASE. The server is asked for at most `limit` entries; when it stops with
-   * sizeLimitExceeded (its own limit or ours), the entries received so far are the result.
-   */
-  private async pagedSearch(filter: string, limit: number): Promise<Entry[]> {
-    return this.directory.run('search', async (client) => {
-      const out: Entry[] = [];
-      const pages = client.searchPaginated(this.cfg.base, {
+  /** A paged search of LDAPBASE for at most `limit` entries (Directory.pagedSearch). */
+  private pagedSearch(filter: string, limit: number): Promise<Entry[]> {
+    return this.directory.pagedSearch(
+      this.cfg.base,
+      {
         scope: this.cfg.scope,
         filter,
         attributes: this.entries.attributes,
         explicitBufferAttributes: this.entries.binaryAttributes,
-        sizeLimit: limit,
-        paged: { pageSize: Math.min(limit, PAGE_SIZE) },
-      });
-      for await (const page of pages) {
-        // Search references (referrals) are in page.searchReferences: never chased.
-        for (const e of page.searchEntries) if (out.length < limit) out.push(e);
-        // Some servers (Active Directory) ignore the requested size limit.
-        if (out.length >= limit) break;
-      }
-      return out;
-    });
+      },
+      limit,
+    );
   }
 
   async search(filter: UserSearch, limit: number): Promise<UserRecord[]> {

@@ -1,0 +1,37 @@
+// `authsrv machine`: the machines of the machine resolvers, as GET /machine/ lists them.
+import { Command } from 'commander';
+import { listMachines } from '../../core/machine/index.ts';
+import { printJson, printTable, withContext } from '../common.ts';
+
+export function machineCommand(): Command {
+  return new Command('machine').description('machines of the machine resolvers').addCommand(listCommand());
+}
+
+interface ListOptions {
+  hostname?: string;
+  ip?: string;
+  id?: string;
+  resolver?: string;
+  any?: string;
+  json?: boolean;
+}
+
+function listCommand(): Command {
+  return new Command('list')
+    .description('list machines (hostname, id, resolver and any match substrings; ip is exact)')
+    .option('--hostname <text>', 'a host name contains TEXT')
+    .option('--ip <address>', 'the address is ADDRESS')
+    .option('--id <text>', 'the machine id contains TEXT')
+    .option('--resolver <text>', "the machine resolver's name contains TEXT")
+    .option('--any <text>', 'the id, a host name or the address contains TEXT')
+    .option('--json', 'print JSON')
+    .action(async (o: ListOptions, cmd: Command) => {
+      const { json, ...query } = o;
+      const machines = await withContext(cmd, (ctx) => listMachines(ctx, query));
+      if (json) return printJson(machines);
+      printTable(
+        ['Resolver', 'Id', 'Hostname', 'IP'],
+        machines.map((m) => [m.resolver_name, m.id, m.hostname.join(' '), m.ip]),
+      );
+    });
+}
