@@ -18,7 +18,7 @@ describe.each(testDialects())('authsrv serviceid on %s', (dialect) => {
     expect(await list()).toEqual({});
     expect(await c.run(['serviceid', 'set', 'mail', '--description', 'Mail'])).toEqual({
       code: 0,
-      stdout: "Service ID 'mail' saved.\n",
+      stdout: expect.stringMatching(/^Service ID 'mail' saved \(id \d+\)\.\n$/),
       stderr: '',
     });
     const saved = JSON.parse((await c.run(['serviceid', 'set', 'ssh', '--json'])).stdout);
