@@ -13,7 +13,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** What core hides from the front ends: they call a service, never what it is built on. */
-const BEHIND_CORE = ['src/store', 'src/tokens', 'src/resolvers', 'src/machine-resolvers', 'src/policy'];
+const BEHIND_CORE = [
+  'src/store',
+  'src/tokens',
+  'src/resolvers',
+  'src/machine-resolvers',
+  'src/applications',
+  'src/policy',
+];
 
 /** Every folder of src/ but the one named: for the folders at the bottom, which import none. */
 const ALL_FOLDERS = [
@@ -23,6 +30,7 @@ const ALL_FOLDERS = [
   'src/tokens',
   'src/resolvers',
   'src/machine-resolvers',
+  'src/applications',
   'src/policy',
   'src/crypto',
   'src/store',
@@ -40,6 +48,8 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/resolvers': ['src/core', 'src/cli', 'src/http', 'src/machine-resolvers'],
   // Machine resolvers build on the user stores' settings and LDAP connections, never the reverse.
   'src/machine-resolvers': ['src/core', 'src/cli', 'src/http'],
+  // Machine applications get what they need about a token from core, never from the token plug-ins.
+  'src/applications': ['src/core', 'src/cli', 'src/http', 'src/tokens', 'src/store'],
   'src/policy': ['src/core', 'src/cli', 'src/http'],
   'src/crypto': ['src/core', 'src/cli', 'src/http'],
   'src/store': ['src/core', 'src/cli', 'src/http'],

@@ -6,6 +6,7 @@ import { VERSION } from '../version.ts';
 import {
   adminCommand,
   auditCommand,
+  authitemCommand,
   configCommand,
   dbCommand,
   hsmCommand,
@@ -59,6 +60,7 @@ export function buildProgram(): Command {
     serviceidCommand,
     machineresolverCommand,
     machineCommand,
+    authitemCommand,
     validateCommand,
   ]) {
     program.addCommand(make());

@@ -380,6 +380,34 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  '0012_machine_tokens': {
+    async up(db, dialect) {
+      const id = (t: ReturnType<typeof createTable>) =>
+        t.addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        );
+      // A token attached to a machine (machine_id of machineresolver_id) for an application; both
+      // null: attached to any machine (ssh, offline).
+      await id(createTable(db, dialect, 'machinetoken'))
+        .addColumn('token_id', 'integer', (c) => c.notNull())
+        .addColumn('machineresolver_id', 'integer')
+        .addColumn('machine_id', 'varchar(255)')
+        .addColumn('application', 'varchar(64)', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('machinetoken_token').on('machinetoken').column('token_id').execute();
+      await db.schema
+        .createIndex('machinetoken_machine')
+        .on('machinetoken')
+        .columns(['machineresolver_id', 'machine_id'])
+        .execute();
+      await id(createTable(db, dialect, 'machinetoken_option'))
+        .addColumn('machinetoken_id', 'integer', (c) => c.notNull())
+        .addColumn('key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('value', 'varchar(2000)', (c) => c.notNull())
+        .addUniqueConstraint('machinetoken_option_key', ['machinetoken_id', 'key'])
+        .execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -256,6 +256,26 @@ export interface MachineResolverTable {
   updated_at: string;
 }
 
+/**
+ * A token attached to a machine for an application (/machine/token, reference 6.4): the machine is
+ * machine_id of the machine resolver machineresolver_id, or none (both null: any machine).
+ */
+export interface MachineTokenTable {
+  id: Generated<number>;
+  token_id: number;
+  machineresolver_id: number | null;
+  machine_id: string | null;
+  application: string;
+}
+
+/** An option of a machine token (ssh: user, service_id). */
+export interface MachineTokenOptionTable {
+  id: Generated<number>;
+  machinetoken_id: number;
+  key: string;
+  value: string;
+}
+
 export interface Database {
   admin: AdminTable;
   login_failure: LoginFailureTable;
@@ -279,4 +299,6 @@ export interface Database {
   tokengroup_token: TokenGroupTokenTable;
   serviceid: ServiceIdTable;
   machineresolver: MachineResolverTable;
+  machinetoken: MachineTokenTable;
+  machinetoken_option: MachineTokenOptionTable;
 }

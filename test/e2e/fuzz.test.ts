@@ -21,6 +21,7 @@ import { type Context, localOperator, withCaller } from '../../src/core/context.
 import { passwdRealm, pwUser } from '../helpers/realms.ts';
 import { type ApiRoute, apiRoutes } from '../helpers/routes.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { ed25519PublicKey } from '../helpers/ssh-keys.ts';
 import { deleteAllPolicies } from '../helpers/token-fixture.ts';
 import { ok, userToken } from '../helpers/user-stores.ts';
 
@@ -136,9 +137,17 @@ const NAMES = [
   'IPATTRIBUTE',
   'IDATTRIBUTE',
   'SEARCHFILTER',
+  'machineid',
+  'resolver',
+  'application',
+  'mtid',
+  'service_id',
   '__proto__',
   'constructor',
 ];
+
+/** The public key of the sshkey token FUZZ3, attached to fuzzhost for ssh. */
+const FUZZ_SSHKEY = ed25519PublicKey('fuzz');
 
 /** Values that mean something to a handler, so that requests get past the first check. */
 const MEANINGFUL = [
@@ -174,6 +183,11 @@ const MEANINGFUL = [
   'ldap',
   'fuzzmres',
   'fuzzservice',
+  'FUZZ3',
+  FUZZ_SSHKEY,
+  'ssh',
+  'fuzzhost',
+  '10.0.0.1',
   'authentication',
   'enrollment',
   'user',
@@ -716,6 +730,12 @@ describe('fuzzing every route (sqlite)', () => {
     const hosts = join(s.dataDir, 'hosts');
     writeFileSync(hosts, '10.0.0.1 fuzzhost fuzzhost.lab\n');
     await s.call('POST', '/machineresolver/fuzzmres', { type: 'hosts', filename: hosts }, admin);
+    await s.call('POST', '/token/init', { type: 'sshkey', serial: 'FUZZ3', sshkey: FUZZ_SSHKEY }, admin);
+    const attached = await s.call('GET', '/machine/token', { serial: 'FUZZ3' }, admin);
+    if ((attached.json?.result?.value ?? []).length === 0) {
+      const attach = { serial: 'FUZZ3', application: 'ssh', hostname: 'fuzzhost', user: 'fuzzuser' };
+      await s.call('POST', '/machine/token', attach, admin);
+    }
     await s.call('POST', '/system/setConfig', { fuzzkey: 'fuzzvalue' }, admin);
   }
 

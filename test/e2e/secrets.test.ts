@@ -20,6 +20,7 @@ import { passwdRealm, pwUser } from '../helpers/realms.ts';
 import { type ApiRoute, apiRoutes } from '../helpers/routes.ts';
 import { leakedSecrets, type PlantedSecret } from '../helpers/secret-trap.ts';
 import { type ApiResponse, startTestServer, type TestServer } from '../helpers/server.ts';
+import { ed25519PublicKey } from '../helpers/ssh-keys.ts';
 import { pskcFile } from '../helpers/token-files.ts';
 import { ok, SQL_MAP, userToken, writeSqliteUsers } from '../helpers/user-stores.ts';
 
@@ -281,6 +282,11 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
     );
     // The machine listing fails on the directory where nothing listens, and logs nothing secret.
     await s.call('GET', '/machine/', {}, admin);
+    // An SSH key attached for a service ID: GET /machine/token and /machine/authitem list it below.
+    ok(await s.call('POST', '/serviceid/secretsvc', {}, admin));
+    const ssh = await init({ type: 'sshkey', sshkey: ed25519PublicKey('secrets') });
+    const attach = { serial: String(ssh.serial), application: 'ssh', service_id: 'secretsvc', user: 'alice' };
+    ok(await s.call('POST', '/machine/token', attach, admin));
     const Secret = plant('SCIM test secret', distinct('scimtest'));
     await s.call('POST', '/resolver/test', { ...SCIM, Client: 'c', Secret }, admin);
     ok(await s.call('POST', '/realm/ldaprealm', { resolvers: 'ldap1' }, admin));
@@ -357,6 +363,7 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
       scope: ['admin', 'enrollment', 'authentication'],
       otp: ['123456'],
       transaction_id: ['0'],
+      application: ['ssh'],
     };
     const routes = apiRoutes(s.rt).filter((r) => r.method === 'GET');
     expect(routes.length).toBeGreaterThan(30);
@@ -376,6 +383,7 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
     await get('/user/', { realm: 'sqlrealm' });
     await get('/user/', { realm: 'realm1' });
     for (const serial of serials) await get('/token/', { serial });
+    await get('/machine/authitem/ssh', { service_id: 'secretsvc' });
     expect(answers).toBeGreaterThan(routes.length + serials.length);
     // The search finds a secret where it is meant to be: the generated seed in its enrollment's
     // answer (hex, and base32 in the QR code's URL).

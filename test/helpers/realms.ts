@@ -27,7 +27,15 @@ export const pwUser = (login: string, uid: number, gecos?: string): PasswdEntry 
 /** Removes every token with its tokeninfo, owners, realms and challenges. */
 export async function deleteAllTokens(s: TestServer): Promise<void> {
   const db = s.rt.store.db;
-  for (const table of ['challenge', 'tokeninfo', 'tokenowner', 'tokenrealm', 'token'] as const)
+  for (const table of [
+    'machinetoken_option',
+    'machinetoken',
+    'challenge',
+    'tokeninfo',
+    'tokenowner',
+    'tokenrealm',
+    'token',
+  ] as const)
     await db.deleteFrom(table).execute();
 }
 

@@ -36,6 +36,7 @@ const ALL_MIGRATIONS = [
   '0009_sessions',
   '0010_login_failure',
   '0011_machines',
+  '0012_machine_tokens',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -65,6 +66,8 @@ const TABLES = [
   'tokengroup_token',
   'serviceid',
   'machineresolver',
+  'machinetoken',
+  'machinetoken_option',
 ];
 const silent = pino({ level: 'silent' });
 
@@ -200,7 +203,12 @@ describe.each(testDialects())('storage on %s', (dialect) => {
     await sql`INSERT INTO admin (name, password_hash, created_at) VALUES ('old', 'h', 'now')`.execute(
       store.db,
     );
-    expect(await migrate(store)).toEqual(['0009_sessions', '0010_login_failure', '0011_machines']);
+    expect(await migrate(store)).toEqual([
+      '0009_sessions',
+      '0010_login_failure',
+      '0011_machines',
+      '0012_machine_tokens',
+    ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },
     ]);

@@ -6,6 +6,7 @@
 // own has a file of its own (token-init.ts, token-getserial.ts, token-group.ts, token-import.ts).
 export { adminCommand } from './admin.ts';
 export { auditCommand } from './audit.ts';
+export { authitemCommand } from './authitem.ts';
 export { configCommand } from './config.ts';
 export { dbCommand } from './db.ts';
 export { hsmCommand } from './hsm.ts';

@@ -1,10 +1,15 @@
-// `authsrv machine`: the machines of the machine resolvers, as GET /machine/ lists them.
+// `authsrv machine`: the machines of the machine resolvers, as GET /machine/ lists them, and the
+// tokens attached to them (`authsrv machine token`, as /machine/token and /machine/tokenoption).
 import { Command } from 'commander';
 import { listMachines } from '../../core/machine/index.ts';
 import { printJson, printTable, withContext } from '../common.ts';
+import { machineTokenCommand } from './machine-token.ts';
 
 export function machineCommand(): Command {
-  return new Command('machine').description('machines of the machine resolvers').addCommand(listCommand());
+  return new Command('machine')
+    .description('machines of the machine resolvers, and the tokens attached to them')
+    .addCommand(listCommand())
+    .addCommand(machineTokenCommand());
 }
 
 interface ListOptions {

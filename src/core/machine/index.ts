@@ -1,3 +1,14 @@
 // Machines (/machine/): the machines the machine resolvers list, filtered as privacyIDEA filters
-// them. The tokens attached to machines (machine tokens, authentication items) come here too.
+// them; the tokens attached to machines for an application (machine tokens) and the
+// authentication items the applications make of them.
+
+export { listMachineTokens, type MachineTokenQuery, type MachineTokenRecord } from './attachment-list.ts';
+export {
+  type AttachmentSelector,
+  type AttachRequest,
+  attachToken,
+  detachToken,
+  setAttachmentOptions,
+} from './attachments.ts';
+export { type AuthItemRequest, authItems } from './authitems.ts';
 export { listMachines, type MachineQuery, type MachineView } from './machines.ts';

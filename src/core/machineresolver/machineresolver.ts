@@ -102,12 +102,24 @@ export async function saveMachineResolver(
 }
 
 /**
- * What refers to a machine resolver's machines, one phrase each (empty: nothing). Nothing does yet;
- * the machine tokens (tokens attached to a machine of a resolver) extend this, so that a resolver
- * whose machines have tokens attached is not deleted.
+ * What refers to a machine resolver's machines, one phrase each (empty: nothing): the tokens
+ * attached to its machines. A resolver in use is not deleted (its attachments would name a
+ * resolver that no longer exists); detach the tokens first.
  */
-export async function machineResolverUsers(_trx: Transaction<Database>, _name: string): Promise<string[]> {
-  return [];
+export async function machineResolverUsers(trx: Transaction<Database>, name: string): Promise<string[]> {
+  const rows = await trx
+    .selectFrom('machinetoken as mt')
+    .innerJoin('machineresolver as mr', 'mr.id', 'mt.machineresolver_id')
+    .innerJoin('token', 'token.id', 'mt.token_id')
+    .select(['token.serial', 'mt.machine_id', 'mt.application'])
+    .where('mr.name', '=', name)
+    .orderBy('token.serial')
+    .orderBy('mt.id')
+    .execute();
+  if (rows.length === 0) return [];
+  return [
+    `machine token(s) ${rows.map((r) => `${r.serial} on ${r.machine_id} (${r.application})`).join(', ')}`,
+  ];
 }
 
 /** DELETE /machineresolver/<name>: the deleted resolver's id; an unknown name or one in use is an error. */

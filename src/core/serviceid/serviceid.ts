@@ -57,9 +57,9 @@ export async function setServiceId(ctx: Context, name: string, description: stri
 }
 
 /**
- * What uses a service ID, one phrase each (empty: nothing). Today: applspec tokens, whose
- * tokeninfo `service_id` names it (compared case-insensitively, as authentication compares it).
- * The machine tokens extend this with the SSH keys whose `service_id` option names it.
+ * What uses a service ID, one phrase each (empty: nothing): applspec tokens, whose tokeninfo
+ * `service_id` names it, and tokens attached to machines with a `service_id` option naming it
+ * (SSH keys), both compared case-insensitively, as authentication compares them.
  */
 export async function serviceIdUsers(trx: Transaction<Database>, name: string): Promise<string[]> {
   const tokens = await trx
@@ -70,7 +70,23 @@ export async function serviceIdUsers(trx: Transaction<Database>, name: string): 
     .where((eb) => eb(eb.fn('lower', ['tokeninfo.value']), '=', name.toLowerCase()))
     .orderBy('token.serial')
     .execute();
-  return tokens.length === 0 ? [] : [`token(s) ${tokens.map((t) => t.serial).join(', ')}`];
+  const attached = await trx
+    .selectFrom('machinetoken_option as o')
+    .innerJoin('machinetoken as mt', 'mt.id', 'o.machinetoken_id')
+    .innerJoin('token', 'token.id', 'mt.token_id')
+    .select(['token.serial', 'mt.application'])
+    .where('o.key', '=', 'service_id')
+    .where((eb) => eb(eb.fn('lower', ['o.value']), '=', name.toLowerCase()))
+    .orderBy('token.serial')
+    .execute();
+  const out: string[] = [];
+  if (tokens.length > 0) out.push(`token(s) ${tokens.map((t) => t.serial).join(', ')}`);
+  if (attached.length > 0) {
+    out.push(
+      `machine token(s) ${[...new Set(attached.map((t) => `${t.serial} (${t.application})`))].join(', ')}`,
+    );
+  }
+  return out;
 }
 
 /** DELETE /serviceid/<name>: 1; an unknown name, or one still in use, is an error. */

@@ -37,7 +37,7 @@ export {
 } from './lifecycle.ts';
 export { type ListQuery, listTokens } from './list.ts';
 export { lostToken } from './lost.ts';
-export { ownerRecord } from './owner.ts';
+export { ownerRecord, ownerUser } from './owner.ts';
 export { setPins, setRandomPins } from './pin.ts';
 export { resyncToken } from './resync.ts';
 
@@ -49,6 +49,7 @@ export {
   counterValue,
   deleteTokenInfo,
   deleteTokenRows,
+  findToken,
   incFailcount,
   type LoadedToken,
   loadRows,

@@ -1,0 +1,12 @@
+// The registry of machine applications: known names, and a clear error for an unknown one.
+import { describe, expect, it } from 'vitest';
+import { applicationNames, machineApplication } from '../../src/applications/index.ts';
+
+describe('machine application registry', () => {
+  it('finds an application by name and refuses an unknown one naming the known ones', () => {
+    expect(applicationNames()).toEqual(['ssh']);
+    expect(machineApplication('ssh').name).toBe('ssh');
+    expect(() => machineApplication('SSH')).toThrow("Unknown application 'SSH': use ssh");
+    expect(() => machineApplication('luks')).toThrow("Unknown application 'luks': use ssh");
+  });
+});
