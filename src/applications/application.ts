@@ -33,6 +33,29 @@ export interface ItemLookup {
   byOption?: string;
 }
 
+/**
+ * A token that has just authenticated with a password, or asks for a refill, as an application
+ * that issues authentication items then sees it (offline: hashed OTP values).
+ */
+export interface IssuingToken extends AttachedToken {
+  /** The counter of the token's next OTP value. */
+  counter: number;
+  /** The values of the counters `from` … `from+n−1`; undefined for a type without them. */
+  counterValues(from: number, n: number): string[] | undefined;
+  /** The PIN and the OTP parts of the password just used. */
+  pin: string;
+  otp: string;
+  /** Whether the PIN comes before the OTP (PrependPin). */
+  prependPin: boolean;
+}
+
+/** What an application issued: the item, the token's counter after it, tokeninfo to store sealed. */
+export interface Issue {
+  item: Record<string, unknown>;
+  counter: number;
+  secretInfo: Record<string, string>;
+}
+
 export interface MachineApplication {
   /** The API name: ssh, offline, luks. */
   readonly name: string;
@@ -49,4 +72,16 @@ export interface MachineApplication {
   lookup(filter: ItemFilter): ItemLookup;
   /** The authentication item of one attached token, or undefined when it gives none for the filter. */
   authItem(token: AttachedToken, filter: ItemFilter): Record<string, unknown> | undefined;
+  /** Refuses a bad value of one of its options (attaching, setting options); absent: any value. */
+  checkOption?(name: string, value: string): void;
+  /**
+   * What a successful authentication of an attached token issues to the client that asked
+   * (offline: the next OTP values, hashed); absent or undefined: nothing.
+   */
+  issue?(token: IssuingToken): Promise<Issue | undefined>;
+  /**
+   * A refill of what `issue` gave (POST /validate/offlinerefill): new items for those used up since,
+   * for the refill token given. Absent: the application issues nothing to refill.
+   */
+  refill?(token: IssuingToken, refillToken: string): Promise<Issue>;
 }

@@ -1,9 +1,11 @@
-// The machine applications (ssh; offline and luks to come): one interface (application.ts), one
+// The machine applications (ssh, offline; luks to come): one interface (application.ts), one
 // registry, one file per application. Core attaches tokens for them and asks them for the
 // authentication items of the attached tokens.
 export type {
   ApplicationOption,
   AttachedToken,
+  Issue,
+  IssuingToken,
   ItemFilter,
   ItemLookup,
   MachineApplication,

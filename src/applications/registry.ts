@@ -1,9 +1,10 @@
 // Every machine application authsrv knows, by its API name.
 import { ParameterError } from '../errors.ts';
 import type { MachineApplication } from './application.ts';
+import { offlineApplication } from './offline.ts';
 import { sshApplication } from './ssh.ts';
 
-const APPLICATIONS: readonly MachineApplication[] = [sshApplication];
+const APPLICATIONS: readonly MachineApplication[] = [sshApplication, offlineApplication];
 
 /** The names of the applications, in the order they are listed. */
 export function applicationNames(): string[] {

@@ -12,6 +12,8 @@ export interface Reply {
   /** 2 for /validate/* and /auth answers; they also carry result.authentication (core's answerOf). */
   rid?: 1 | 2;
   detail?: Record<string, unknown> | undefined;
+  /** Members beside `result` (privacyIDEA's `auth_items` of /validate/check and offlinerefill). */
+  members?: Record<string, unknown> | undefined;
 }
 
 export const VERSION_TEXT = `privacyIDEA ${API_LEVEL} (authsrv ${VERSION})`;
@@ -21,6 +23,7 @@ export function successEnvelope(reply: Reply, now: Date): Record<string, unknown
   const result: Record<string, unknown> = { status: true, value: reply.value };
   if (rid === 2) result.authentication = answerOf(reply);
   const env: Record<string, unknown> = {
+    ...reply.members,
     id: rid,
     jsonrpc: '2.0',
     result,

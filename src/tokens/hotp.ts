@@ -68,6 +68,10 @@ export class HotpType extends OathTokenType {
     return { match: consecutive && inTime ? { counter: c, newCount: c + 1 } : null, forget: true };
   }
 
+  override counterValues(token: TokenState, from: number, n: number): string[] {
+    return Array.from({ length: n }, (_, i) => this.value(token, from + i));
+  }
+
   override previousOtp(token: TokenState): string | undefined {
     return token.count > 0 ? this.value(token, token.count - 1) : undefined;
   }

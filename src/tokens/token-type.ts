@@ -214,6 +214,14 @@ export abstract class TokenType {
     return true;
   }
 
+  /**
+   * The values of the counters `from` … `from+n−1` (the offline application hands them out
+   * hashed); undefined for a type without counter-based values. Default: none.
+   */
+  counterValues(_token: TokenState, _from: number, _n: number): string[] | undefined {
+    return undefined;
+  }
+
   /** The OTP the token gave last, for privacyIDEA's "previous otp used again" message. */
   previousOtp(_token: TokenState, _now: Date): string | undefined {
     return undefined;

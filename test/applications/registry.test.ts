@@ -4,9 +4,10 @@ import { applicationNames, machineApplication } from '../../src/applications/ind
 
 describe('machine application registry', () => {
   it('finds an application by name and refuses an unknown one naming the known ones', () => {
-    expect(applicationNames()).toEqual(['ssh']);
+    expect(applicationNames()).toEqual(['ssh', 'offline']);
+    expect(machineApplication('offline').name).toBe('offline');
     expect(machineApplication('ssh').name).toBe('ssh');
-    expect(() => machineApplication('SSH')).toThrow("Unknown application 'SSH': use ssh");
-    expect(() => machineApplication('luks')).toThrow("Unknown application 'luks': use ssh");
+    expect(() => machineApplication('SSH')).toThrow("Unknown application 'SSH': use ssh, offline");
+    expect(() => machineApplication('luks')).toThrow("Unknown application 'luks': use ssh, offline");
   });
 });

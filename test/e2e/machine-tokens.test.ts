@@ -151,7 +151,11 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
         601,
         'The requested token could not be found.',
       ],
-      [{ serial: 'SSH1', application: 'vpn', hostname: 'gw' }, 905, "Unknown application 'vpn': use ssh"],
+      [
+        { serial: 'SSH1', application: 'vpn', hostname: 'gw' },
+        905,
+        "Unknown application 'vpn': use ssh, offline",
+      ],
       [
         { serial: 'SPASS1', application: 'ssh', hostname: 'gw' },
         905,
@@ -232,7 +236,7 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
     expectServiceError(
       await call('DELETE', '/machine/token/SSH1/10.0.0.1/lab/vpn'),
       905,
-      "Unknown application 'vpn': use ssh",
+      "Unknown application 'vpn': use ssh, offline",
     );
     expectServiceError(
       await call('DELETE', '/machine/token/NOPE/10.0.0.1/lab/ssh'),
@@ -362,7 +366,10 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
     expect(await items('/machine/authitem/ssh', { hostname: 'gw.lab', user: 'root' })).toEqual({
       ssh: [alice],
     });
-    expect(await items('/machine/authitem', { hostname: 'gw', user: 'admin' })).toEqual({ ssh: [bob()] });
+    expect(await items('/machine/authitem', { hostname: 'gw', user: 'admin' })).toEqual({
+      ssh: [bob()],
+      offline: [],
+    });
     expect(await items('/machine/authitem/ssh', { hostname: 'gw', user: 'nobody' })).toEqual({ ssh: [] });
     expect(await items('/machine/authitem/ssh', { hostname: 'web1' })).toEqual({ ssh: [] });
     expect(await items('/machine/authitem/ssh', { hostname: 'nohost' })).toEqual({ ssh: [] });
@@ -373,7 +380,7 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
     expectServiceError(
       await call('GET', '/machine/authitem/vpn', { hostname: 'gw' }),
       905,
-      "Unknown application 'vpn': use ssh",
+      "Unknown application 'vpn': use ssh, offline",
     );
     const audit = await s.rt.store.db
       .selectFrom('audit')

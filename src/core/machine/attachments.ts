@@ -20,13 +20,23 @@ export interface AttachRequest extends MachineNaming {
   options: Record<string, string>;
 }
 
-/** Options as given: keys of at most 255, values of at most 2000 characters. */
-function checkOptions(options: Record<string, string>): void {
+/**
+ * Options as given: keys of at most 255, values of at most 2000 characters, each as the
+ * applications of the attachments take it (offline: count and rounds numbers).
+ */
+function checkOptions(options: Record<string, string>, applications: readonly string[]): void {
   for (const [key, value] of Object.entries(options)) {
     if (!key.trim()) throw new ParameterError('An option needs a name.');
     checkLength('option name', key, LIMITS.name);
     checkLength(key, value, LIMITS.description);
+    for (const name of applications) machineApplication(name).checkOption?.(key, value);
   }
+}
+
+/** The applications of attachments. */
+async function applicationsOf(trx: Trx, ids: number[]): Promise<string[]> {
+  const rows = await trx.selectFrom('machinetoken').select('application').where('id', 'in', ids).execute();
+  return [...new Set(rows.map((r) => r.application))];
 }
 
 /** An option `service_id` must name a service ID (compared case-insensitively, as authentication does). */
@@ -81,7 +91,7 @@ export async function attachToken(ctx: Context, req: AttachRequest): Promise<num
   if (!req.application) throw ParameterError.missing('application');
   checkLength('serial', req.serial, LIMITS.serial);
   const app = machineApplication(req.application);
-  checkOptions(req.options);
+  checkOptions(req.options, [app.name]);
   const machine = await locateMachine(ctx, req);
   if (!machine && !app.machineOptional) {
     throw new ParameterError(
@@ -203,12 +213,13 @@ export async function setAttachmentOptions(
   s: AttachmentSelector,
   options: Record<string, string>,
 ): Promise<{ added: number; deleted: number }> {
-  checkOptions(options);
+  checkOptions(options, []);
   if (Object.keys(options).length === 0)
     throw new ParameterError('No option given: name the options to set as parameters.');
   const sel = await resolveSelector(ctx, s);
   return runTransaction(ctx.store, async (trx) => {
     const ids = await selectAttachments(ctx, trx, sel);
+    checkOptions(options, await applicationsOf(trx, ids));
     await checkServiceId(trx, options);
     const sum = { added: 0, deleted: 0 };
     for (const id of ids) {

@@ -11,4 +11,5 @@ export {
   setAttachmentOptions,
 } from './attachments.ts';
 export { type AuthItemRequest, authItems } from './authitems.ts';
+export { issueAuthItems, type PresentedPass, refillAuthItems } from './issue.ts';
 export { listMachines, type MachineQuery, type MachineView } from './machines.ts';

@@ -43,6 +43,7 @@ export { resyncToken } from './resync.ts';
 
 export { type Selection, tokenLockedError } from './select.ts';
 export {
+  advanceOtpCounter,
   bumpInfoCounterBelow,
   bumpInfoCounters,
   consumeOtp,

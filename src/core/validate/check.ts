@@ -10,6 +10,7 @@ import { findUser, type ResolvedUser, requireUser } from '../directory/index.ts'
 import { compiledPolicies } from '../policy/index.ts';
 import { accountOf, serialAccount, type ThrottleVerdict, throttled } from '../throttle/index.ts';
 import { type LoadedToken, requireToken } from '../token/index.ts';
+import { checkAuthItems } from './auth-items.ts';
 import { autoassign } from './autoassign.ts';
 import { pollTransaction } from './challenge-store.ts';
 import { checkTokenList } from './check-token-list.ts';
@@ -122,8 +123,11 @@ async function checkNamed(
       );
   const audit = checkAudit(who, user, res.token ?? token, res.detail);
   const detail = postProcess(res, pol, user);
+  const authItems =
+    res.value && res.token ? await checkAuthItems(rt, input, res.token, user?.login) : undefined;
   // A failure answered generically names no user either (samlcheck's attributes).
-  return { value: res.value, detail, user: hidesOutcome(res, pol) ? undefined : user, audit };
+  const shown = hidesOutcome(res, pol) ? undefined : user;
+  return { value: res.value, detail, user: shown, audit, ...(authItems ? { authItems } : {}) };
 }
 
 /**

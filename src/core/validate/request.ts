@@ -41,6 +41,8 @@ export interface CheckResult {
   detail: Record<string, unknown> | undefined;
   user: ResolvedUser | undefined;
   audit: CheckAudit;
+  /** Top-level `auth_items` of the answer: what applications issue on success (offline). */
+  authItems?: Record<string, Record<string, unknown>[]> | undefined;
 }
 
 /** check_user_serial_or_cred_id_in_request, and a pass no longer than any password. */

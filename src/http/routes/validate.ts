@@ -1,5 +1,6 @@
 // /validate (reference 4, spec "Validate"): check, samlcheck, radiuscheck, triggerchallenge,
-// polltransaction. Public except triggerchallenge; every answer carries id 2 and
+// polltransaction, offlinerefill (reference 6.6; privacyIDEA's event validate_offlinerefill).
+// Public except triggerchallenge; every answer but offlinerefill's carries id 2 and
 // result.authentication.
 import type { AuditEntry } from '../../core/audit/index.ts';
 import type { ClientSeen } from '../../core/client/index.ts';
@@ -8,6 +9,7 @@ import {
   type CheckResult,
   checkAuditColumns,
   clientCheck,
+  clientOfflineRefill,
   clientPoll,
   pollAuditColumns,
   samlAttributes,
@@ -22,6 +24,7 @@ export function validateRoutes(r: RouteTable): void {
   r.add(GET_OR_POST, '/validate/samlcheck', {}, samlCheck);
   r.add(GET_OR_POST, '/validate/radiuscheck', {}, radiusCheck);
   r.add(GET_OR_POST, '/validate/triggerchallenge', adminRoute('triggerchallenge'), trigger);
+  r.add('post', '/validate/offlinerefill', {}, offlineRefill);
   r.add('get', ['/validate/polltransaction', '/validate/polltransaction/:transaction_id'], {}, poll);
 }
 
@@ -70,7 +73,20 @@ async function checkOf({ rt, params, audit, client, headers }: ApiCall): Promise
 
 const checkPass: Handler = async (call) => {
   const res = await checkOf(call);
-  return { rid: 2, value: res.value, detail: res.detail };
+  const members = res.authItems ? { auth_items: res.authItems } : undefined;
+  return { rid: 2, value: res.value, detail: res.detail, members };
+};
+
+/** POST /validate/offlinerefill: new offline values for those used, `value` true, no detail. */
+const offlineRefill: Handler = async ({ rt, params, audit, client }) => {
+  audit.serial = params.str('serial') ?? '';
+  const items = await clientOfflineRefill(rt, {
+    serial: params.str('serial'),
+    refilltoken: params.str('refilltoken'),
+    pass: params.str('pass'),
+    client,
+  });
+  return { value: true, members: { auth_items: items } };
 };
 
 const samlCheck: Handler = async (call) => {

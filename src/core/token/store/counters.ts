@@ -1,10 +1,10 @@
 // The token's own counters: the OTP counter, moved by a compare-and-set that accepts an OTP value
 // once however many requests carry it, and the fail counter (the /validate path after every OTP
 // check: each function here is one statement, prepared where it runs on every check).
-import { prepared } from '../../../store/index.ts';
+import { prepared, runTransaction } from '../../../store/index.ts';
 import type { Runtime } from '../../context.ts';
 import { formatMinute } from '../tokeninfo-dates.ts';
-import { setTokenInfoRacing } from './info.ts';
+import { setTokenInfo, setTokenInfoRacing } from './info.ts';
 import { sealKey } from './secrets.ts';
 import type { Executor, LoadedToken } from './types.ts';
 
@@ -55,6 +55,26 @@ const countSwap = prepared(
     return withKey ? q.where('key_enc', '=', v.key) : q;
   },
 );
+
+/**
+ * Advances the counter past values handed out (the offline application) from the value the caller
+ * saw, with tokeninfo stored sealed, in one transaction; false (nothing written) when another
+ * request moved the counter in between.
+ */
+export async function advanceOtpCounter(
+  rt: Runtime,
+  t: LoadedToken,
+  newCount: number,
+  secretInfo: Record<string, string>,
+): Promise<boolean> {
+  return runTransaction(rt.store, async (trx) => {
+    const v = { id: t.row.id, count: Number(t.row.count), newCount, key: '', newKey: '' };
+    const r = await countSwap.run(trx, v, '');
+    if (Number(r.numAffectedRows) !== 1) return false;
+    await setTokenInfo(rt, trx, t.row.id, secretInfo, 'password');
+    return true;
+  });
+}
 
 /** Sets the OTP counter where a resynchronization found it (no compare-and-set: an admin action). */
 export async function setOtpCounter(db: Executor, tokenId: number, count: number): Promise<void> {

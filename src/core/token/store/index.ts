@@ -5,7 +5,14 @@
 // tokeninfo, owner and realms; its sealed secret and hashed PIN; the counters, including the
 // compare-and-set that accepts an OTP value once however many requests carry it.
 export { insertTokenBatch, type NewToken } from './batch.ts';
-export { consumeOtp, incFailcount, resetFailcount, resetFailcounts, setOtpCounter } from './counters.ts';
+export {
+  advanceOtpCounter,
+  consumeOtp,
+  incFailcount,
+  resetFailcount,
+  resetFailcounts,
+  setOtpCounter,
+} from './counters.ts';
 export { deleteTokenRows } from './delete.ts';
 export {
   deleteTokenGroupRow,
