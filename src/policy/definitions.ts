@@ -379,7 +379,7 @@ const TOKEN: Table = {
     'token',
   ),
   hide_specific_error_message_for_offline_refill: bool(
-    'Hide the reason a refill of an offline token failed (accepted; no offline refill yet).',
+    'Answer every failed refill of an offline token with a generic message.',
     'token',
   ),
 };

@@ -142,6 +142,8 @@ const NAMES = [
   'application',
   'mtid',
   'service_id',
+  'refilltoken',
+  'rounds',
   '__proto__',
   'constructor',
 ];
@@ -186,6 +188,7 @@ const MEANINGFUL = [
   'FUZZ3',
   FUZZ_SSHKEY,
   'ssh',
+  'offline',
   'fuzzhost',
   '10.0.0.1',
   'authentication',
@@ -734,6 +737,12 @@ describe('fuzzing every route (sqlite)', () => {
     const attached = await s.call('GET', '/machine/token', { serial: 'FUZZ3' }, admin);
     if ((attached.json?.result?.value ?? []).length === 0) {
       const attach = { serial: 'FUZZ3', application: 'ssh', hostname: 'fuzzhost', user: 'fuzzuser' };
+      await s.call('POST', '/machine/token', attach, admin);
+    }
+    // FUZZ1 attached for offline: a check with its OTP hands out values, a refill can be tried.
+    const offline = await s.call('GET', '/machine/token', { serial: 'FUZZ1', application: 'offline' }, admin);
+    if ((offline.json?.result?.value ?? []).length === 0) {
+      const attach = { serial: 'FUZZ1', application: 'offline', count: '3', rounds: '10' };
       await s.call('POST', '/machine/token', attach, admin);
     }
     await s.call('POST', '/system/setConfig', { fuzzkey: 'fuzzvalue' }, admin);

@@ -110,6 +110,8 @@ describe.each(testDialects())('offline tokens on %s', (dialect) => {
     const stored = await refillRow('OFF1');
     expect(stored?.type).toBe('password');
     expect(stored?.value).not.toContain(item.refilltoken);
+    const listed = ok(await call('GET', '/token/', { serial: 'OFF1' })).tokens[0];
+    expect(listed.info.refilltoken).toBe('__CENSORED__');
     // The token stays usable online after the values handed out; a second login rotates the refill token.
     const again = offlineItem(await check('OFF1', PIN + hotp(KEY, 6)));
     expectHashes(again, [7, 8, 9, 10, 11], 10);
@@ -215,6 +217,22 @@ describe.each(testDialects())('offline tokens on %s', (dialect) => {
     expectServiceError(disabled, 905, 'The token is not valid.');
   });
 
+  it('answers every failed refill alike under hide_specific_error_message_for_offline_refill', async () => {
+    await enroll('OFF8');
+    await attach('OFF8', { count: '3', rounds: '5' });
+    offlineItem(await check('OFF8', PIN + hotp(KEY, 0)));
+    const policy = { scope: 'token', action: 'hide_specific_error_message_for_offline_refill' };
+    ok(await call('POST', '/policy/hiderefill', policy));
+    for (const params of [
+      { serial: 'OFF8', refilltoken: 'ab'.repeat(40), pass: PIN + hotp(KEY, 1) },
+      { serial: 'NOSUCH', refilltoken: 'ab', pass: PIN },
+    ]) {
+      const r = await s.call('POST', '/validate/offlinerefill', params);
+      expect(r.json.result.status).toBe(false);
+      expect(r.json.result.error).toEqual({ code: 401, message: 'Failed offline token refill' });
+    }
+  });
+
   it('refuses bad count and rounds options when attaching and setting options', async () => {
     await enroll('OFF7');
     const bad: Record<string, string>[] = [
@@ -230,7 +248,7 @@ describe.each(testDialects())('offline tokens on %s', (dialect) => {
     expect(await s.rt.store.db.selectFrom('machinetoken').selectAll().execute()).toHaveLength(0);
     const mtid = String(await attach('OFF7', { count: '7' }));
     const r = await call('POST', '/machine/tokenoption', { mtid, rounds: '-1' });
-    expectServiceError(r, 905, 'The option rounds must be a whole number from 1 to 100000.');
+    expectServiceError(r, 905, 'The option rounds must be a whole number from 1 to 20000.');
     ok(await call('POST', '/machine/tokenoption', { mtid, rounds: '20' }));
   });
 });

@@ -16,6 +16,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDialects } from '../helpers/dialects.ts';
+import { hotp as hotpValue } from '../helpers/otp.ts';
 import { passwdRealm, pwUser } from '../helpers/realms.ts';
 import { type ApiRoute, apiRoutes } from '../helpers/routes.ts';
 import { leakedSecrets, type PlantedSecret } from '../helpers/secret-trap.ts';
@@ -81,6 +82,26 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
   }
 
   /** Tokens of every type that holds a secret, each with its seed (or password) and PIN planted. */
+  /**
+   * A HOTP token attached for offline: its refill tokens (given in the answers of the check and the
+   * refill, stored sealed) must not show elsewhere; the PBKDF2 hashes of PIN and OTP handed to the
+   * client hold neither in any form the search knows.
+   */
+  async function offlineToken(): Promise<void> {
+    const otpkey = plant('offline hotp seed', seed(), true);
+    const pin = plant('offline hotp PIN', distinct('pin'));
+    const serial = String((await init({ type: 'hotp', otpkey, pin })).serial);
+    const attach = { serial, application: 'offline', count: '3', rounds: '10' };
+    ok(await s.call('POST', '/machine/token', attach, admin));
+    const checked = await s.call('POST', '/validate/check', { serial, pass: pin + hotpValue(otpkey, 0) });
+    expect(checked.json.result.value).toBe(true);
+    const refilltoken = plant('offline refill token', checked.json.auth_items.offline[0].refilltoken);
+    const refill = { serial, refilltoken, pass: pin + hotpValue(otpkey, 1) };
+    const refilled = await s.call('POST', '/validate/offlinerefill', refill);
+    ok(refilled);
+    plant('rotated offline refill token', refilled.json.auth_items.offline[0].refilltoken);
+  }
+
   async function enrollTokens(): Promise<void> {
     for (const type of ['hotp', 'totp', 'daypassword', 'indexedsecret']) {
       await init({
@@ -287,6 +308,7 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
     const ssh = await init({ type: 'sshkey', sshkey: ed25519PublicKey('secrets') });
     const attach = { serial: String(ssh.serial), application: 'ssh', service_id: 'secretsvc', user: 'alice' };
     ok(await s.call('POST', '/machine/token', attach, admin));
+    await offlineToken();
     const Secret = plant('SCIM test secret', distinct('scimtest'));
     await s.call('POST', '/resolver/test', { ...SCIM, Client: 'c', Secret }, admin);
     ok(await s.call('POST', '/realm/ldaprealm', { resolvers: 'ldap1' }, admin));
@@ -363,7 +385,7 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
       scope: ['admin', 'enrollment', 'authentication'],
       otp: ['123456'],
       transaction_id: ['0'],
-      application: ['ssh'],
+      application: ['ssh', 'offline'],
     };
     const routes = apiRoutes(s.rt).filter((r) => r.method === 'GET');
     expect(routes.length).toBeGreaterThan(30);

@@ -9,6 +9,7 @@ import {
   machineApplication,
 } from '../../applications/index.ts';
 import { ParameterError } from '../../errors.ts';
+import { prepared } from '../../store/index.ts';
 import type { Runtime } from '../context.ts';
 import { advanceOtpCounter, findToken, type LoadedToken, tokenState } from '../token/index.ts';
 import { listMachineTokens, type MachineTokenRecord } from './attachment-list.ts';
@@ -20,8 +21,16 @@ export interface PresentedPass {
   prependPin: boolean;
 }
 
+/** The applications a token is attached for: one statement, what every successful check costs. */
+const attachedFor = prepared((db, v: { tokenId: number }) =>
+  db.selectFrom('machinetoken').select('application').where('token_id', '=', v.tokenId),
+);
+
 /** The first attachment of a token per application that issues items (one issue per application). */
-async function issuingAttachments(rt: Runtime, serial: string): Promise<MachineTokenRecord[]> {
+async function issuingAttachments(rt: Runtime, t: LoadedToken): Promise<MachineTokenRecord[]> {
+  const apps = (await attachedFor.run(rt.store.db, { tokenId: t.row.id })).rows;
+  if (!apps.some((a) => machineApplication(a.application).issue)) return [];
+  const serial = t.row.serial;
   const seen = new Set<string>();
   const out: MachineTokenRecord[] = [];
   for (const r of await listMachineTokens(rt, { serial, sortby: 'id' })) {
@@ -65,13 +74,14 @@ function store(rt: Runtime, t: LoadedToken, issue: Issue): Promise<boolean> {
  */
 export async function issueAuthItems(
   rt: Runtime,
-  serial: string,
+  checked: LoadedToken,
   username: string | undefined,
   pass: PresentedPass,
 ): Promise<Record<string, Record<string, unknown>[]> | undefined> {
   const out: Record<string, Record<string, unknown>[]> = {};
-  for (const r of await issuingAttachments(rt, serial)) {
-    const t = await findToken(rt, serial);
+  for (const r of await issuingAttachments(rt, checked)) {
+    // Loaded again: the check moved its counter.
+    const t = await findToken(rt, checked.row.serial);
     const app = machineApplication(r.application);
     const issue = t && (await app.issue?.(issuingToken(rt, t, r, username, pass)));
     if (!issue || !(await store(rt, t, issue))) continue;
@@ -92,7 +102,7 @@ export async function refillAuthItems(
   pass: PresentedPass,
 ): Promise<Record<string, Record<string, unknown>[]>> {
   const app: MachineApplication = machineApplication(application);
-  const r = (await issuingAttachments(rt, t.row.serial)).find((a) => a.application === app.name);
+  const r = (await issuingAttachments(rt, t)).find((a) => a.application === app.name);
   if (!r || !app.refill) {
     throw new ParameterError(`Token is not an ${app.name} token or refill token is incorrect`);
   }

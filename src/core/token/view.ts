@@ -1,6 +1,7 @@
 // The token record of the API (reference 3.4): a token with its owner's name and its groups.
 import type { Runtime } from '../context.ts';
 import { type ResolverHandle, userStore } from '../directory/index.ts';
+import { CENSORED } from '../system/index.ts';
 import type { LoadedToken, TokenOwner } from './store/index.ts';
 
 export type TokenView = Record<string, unknown>;
@@ -95,7 +96,7 @@ export async function tokenViews(
       serial: t.row.serial,
       tokentype: t.row.tokentype,
       description: t.row.description,
-      info: { ...t.info },
+      info: shownInfo(t),
       otplen: t.row.otplen,
       maxfail: t.row.maxfail,
       failcount: t.row.failcount,
@@ -112,4 +113,11 @@ export async function tokenViews(
       container_serial: '',
     };
   });
+}
+
+/** The tokeninfo as listed: values stored sealed (the offline refill token) only as __CENSORED__. */
+function shownInfo(t: LoadedToken): Record<string, string> {
+  const info = { ...t.info };
+  for (const key of t.sealedInfo ?? []) info[key] = CENSORED;
+  return info;
 }

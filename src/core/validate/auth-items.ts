@@ -2,7 +2,7 @@
 // offline_info post-policy): a token attached for an application that issues items (offline)
 // gives them, with the PIN and OTP of the password just used; and POST /validate/offlinerefill,
 // which fetches new ones for those the client used up.
-import { ERR, ParameterError } from '../../errors.ts';
+import { AuthError, ERR, ParameterError } from '../../errors.ts';
 import type { Runtime } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
 import { issueAuthItems, type PresentedPass, refillAuthItems } from '../machine/index.ts';
@@ -34,7 +34,7 @@ export async function checkAuthItems(
 ): Promise<AuthItems | undefined> {
   if (!input.client) return undefined;
   const pass = await presented(rt, t, input.pass ?? '', input.otponly === true);
-  return pass ? issueAuthItems(rt, t.row.serial, username, pass) : undefined;
+  return pass ? issueAuthItems(rt, t, username, pass) : undefined;
 }
 
 export interface RefillInput {
@@ -74,8 +74,17 @@ export async function clientOfflineRefill(rt: Runtime, input: RefillInput): Prom
       ),
     (res) => ('items' in res ? 'success' : 'failure'),
   );
-  if ('error' in r) throw r.error;
+  if ('error' in r) throw (await hidesRefillErrors(rt, req.client)) ? REFILL_FAILED() : r.error;
   return r.items;
+}
+
+/** privacyIDEA's answer to any failed refill under hide_specific_error_message_for_offline_refill. */
+const REFILL_FAILED = () => new AuthError('Failed offline token refill', ERR.ValidateDenied);
+
+/** The token-scope policy, matched for the client (no user or realm: the request names none). */
+async function hidesRefillErrors(rt: Runtime, client: string): Promise<boolean> {
+  const pol = await RequestPolicies.of(rt, { login: '', realm: '' }, client);
+  return pol.isSet('token', 'hide_specific_error_message_for_offline_refill');
 }
 
 /**

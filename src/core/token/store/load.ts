@@ -63,12 +63,15 @@ export function loaded(
   realms: string[],
 ): LoadedToken {
   const info: Record<string, string> = {};
+  const sealedInfo: string[] = [];
   for (const i of infos) {
-    if (i.token_id === row.id) info[i.key] = i.type === 'password' ? rt.hsm.decrypt(i.value) : i.value;
+    if (i.token_id !== row.id) continue;
+    info[i.key] = i.type === 'password' ? rt.hsm.decrypt(i.value) : i.value;
+    if (i.type === 'password') sealedInfo.push(i.key);
   }
   const type = findTokenType(row.tokentype);
   if (!type) throw new TokenAdminError(`Token ${row.serial} has the unknown type '${row.tokentype}'`);
-  return { row, type, info, owner, realms };
+  return { row, type, info, owner, realms, ...(sealedInfo.length > 0 ? { sealedInfo } : {}) };
 }
 
 /**

@@ -21,6 +21,8 @@ export interface LoadedToken {
   type: TokenType;
   /** Tokeninfo values (sealed ones opened). */
   info: Record<string, string>;
+  /** The keys of the tokeninfo values stored sealed (type `password`): shown only censored. */
+  sealedInfo?: readonly string[];
   owner: TokenOwner | undefined;
   realms: string[];
 }
