@@ -1,5 +1,5 @@
 // Brute-force throttling over HTTP (docs/security.md, "Brute-force throttling"): wrong passwords at
-// /auth and wrong or replayed values at /validate/check slow an account from one address down and
+// /auth, wrong or replayed values at /validate/check and refused offline refills slow an account from one address down and
 // then block it, while the same account from another address still logs in; blocks end; the CLI
 // lists and clears them; replays of a spent OTP do not raise the token's fail counter.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -148,6 +148,34 @@ describe.each(testDialects())('brute-force throttling on %s', (dialect) => {
       .where('action', '=', 'CLI throttle clear')
       .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ success: 1, info: '10.0.0.5' });
+  });
+
+  it('throttles refused offline refills of a serial from one address, not the client elsewhere', async () => {
+    const admin = await s.adminToken();
+    ok(
+      await s.call('POST', '/token/init', { type: 'hotp', serial: 'OFFT1', otpkey: KEY, pin: 'pin' }, admin),
+    );
+    const attach = { serial: 'OFFT1', application: 'offline', count: '3', rounds: '5' };
+    ok(await s.call('POST', '/machine/token', attach, admin));
+    const checked = await from('10.0.0.9', '/validate/check', {
+      serial: 'OFFT1',
+      pass: `pin${hotp(KEY, 0)}`,
+    });
+    const refilltoken: string = checked.json.auth_items.offline[0].refilltoken;
+    const refill = (address: string, token: string) =>
+      from(address, '/validate/offlinerefill', {
+        serial: 'OFFT1',
+        refilltoken: token,
+        pass: `pin${hotp(KEY, 1)}`,
+      });
+    for (let i = 0; i < 3; i++) {
+      const r = await refill('10.0.0.7', 'ab'.repeat(40));
+      expect(r.json.result.error.code, r.text).toBe(905);
+    }
+    // Refused unchecked: the right refill token too.
+    expectThrottled(await refill('10.0.0.7', refilltoken), 1);
+    const elsewhere = await refill('10.0.0.8', refilltoken);
+    expect(elsewhere.json.result.value, elsewhere.text).toBe(true);
   });
 
   it('does not raise the fail counter for replays of a spent OTP, but does for wrong ones', async () => {
