@@ -1,6 +1,6 @@
 // Brute-force throttling over HTTP (docs/security.md, "Brute-force throttling"): wrong passwords at
-// /auth, wrong or replayed values at /validate/check and refused offline refills slow an account from one address down and
-// then block it, while the same account from another address still logs in; blocks end; the CLI
+// /auth, wrong or replayed values at /validate/check and refused offline refills slow an account
+// from one address down and then block it, while the same account from another address still logs in; blocks end; the CLI
 // lists and clears them; replays of a spent OTP do not raise the token's fail counter.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv } from '../helpers/authsrv-process.ts';
