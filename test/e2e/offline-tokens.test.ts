@@ -154,6 +154,17 @@ describe.each(testDialects())('offline tokens on %s', (dialect) => {
     expect(failed.json.auth_items).toBeUndefined();
     expect(Number((await tokenRow('OFF4')).count)).toBe(0);
     expect(await refillRow('OFF4')).toBeUndefined();
+    // samlcheck and radiuscheck carry no auth_items: they hand out nothing and spend one value only.
+    const saml = await s.call('POST', '/validate/samlcheck', { serial: 'OFF4', pass: PIN + hotp(KEY, 0) });
+    expect(saml.json.result.value.auth).toBe(true);
+    expect(saml.json.auth_items).toBeUndefined();
+    const radius = await s.call('POST', '/validate/radiuscheck', {
+      serial: 'OFF4',
+      pass: PIN + hotp(KEY, 1),
+    });
+    expect(radius.status).toBe(204);
+    expect(Number((await tokenRow('OFF4')).count)).toBe(2);
+    expect(await refillRow('OFF4')).toBeUndefined();
   });
 
   it('refills as many values as were used, rotates the refill token, refuses what it must', async () => {

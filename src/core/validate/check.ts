@@ -124,7 +124,9 @@ async function checkNamed(
   const audit = checkAudit(who, user, res.token ?? token, res.detail);
   const detail = postProcess(res, pol, user);
   const authItems =
-    res.value && res.token ? await checkAuthItems(rt, input, res.token, user?.login) : undefined;
+    res.value && res.token && input.wantsAuthItems
+      ? await checkAuthItems(rt, input, res.token, user?.login)
+      : undefined;
   // A failure answered generically names no user either (samlcheck's attributes).
   const shown = hidesOutcome(res, pol) ? undefined : user;
   return { value: res.value, detail, user: shown, audit, ...(authItems ? { authItems } : {}) };

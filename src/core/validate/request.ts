@@ -24,6 +24,11 @@ export interface CheckInput {
    * CLI) leave it out: the policy is about the endpoint, not the check.
    */
   apiKey?: { authorization: string | undefined } | undefined;
+  /**
+   * Set by /validate/check, the one answer that carries `auth_items`: only then do applications
+   * hand out items (offline values, which advance the token's counter) on success.
+   */
+  wantsAuthItems?: boolean | undefined;
 }
 
 /** What the audit row records about a check. */

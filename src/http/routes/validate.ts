@@ -64,15 +64,24 @@ function checkInput(params: Params, audit: AuditEntry, headers: Headers): Omit<C
   };
 }
 
-/** The check of check, samlcheck and radiuscheck, its outcome (and answer) in the audit entry. */
-async function checkOf({ rt, params, audit, client, headers }: ApiCall): Promise<CheckResult> {
-  const res = await clientCheck(rt, clientOf(client, headers), () => checkInput(params, audit, headers));
+/**
+ * The check of check, samlcheck and radiuscheck, its outcome (and answer) in the audit entry;
+ * `wantsAuthItems` for the answer that carries auth_items (check).
+ */
+async function checkOf(
+  { rt, params, audit, client, headers }: ApiCall,
+  wantsAuthItems = false,
+): Promise<CheckResult> {
+  const res = await clientCheck(rt, clientOf(client, headers), () => ({
+    ...checkInput(params, audit, headers),
+    wantsAuthItems,
+  }));
   Object.assign(audit, checkAuditColumns(res));
   return res;
 }
 
 const checkPass: Handler = async (call) => {
-  const res = await checkOf(call);
+  const res = await checkOf(call, true);
   const members = res.authItems ? { auth_items: res.authItems } : undefined;
   return { rid: 2, value: res.value, detail: res.detail, members };
 };
