@@ -154,7 +154,7 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
       [
         { serial: 'SSH1', application: 'vpn', hostname: 'gw' },
         905,
-        "Unknown application 'vpn': use ssh, offline",
+        "Unknown application 'vpn': use ssh, offline, luks",
       ],
       [
         { serial: 'SPASS1', application: 'ssh', hostname: 'gw' },
@@ -236,7 +236,7 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
     expectServiceError(
       await call('DELETE', '/machine/token/SSH1/10.0.0.1/lab/vpn'),
       905,
-      "Unknown application 'vpn': use ssh, offline",
+      "Unknown application 'vpn': use ssh, offline, luks",
     );
     expectServiceError(
       await call('DELETE', '/machine/token/NOPE/10.0.0.1/lab/ssh'),
@@ -369,6 +369,7 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
     expect(await items('/machine/authitem', { hostname: 'gw', user: 'admin' })).toEqual({
       ssh: [bob()],
       offline: [],
+      luks: [],
     });
     expect(await items('/machine/authitem/ssh', { hostname: 'gw', user: 'nobody' })).toEqual({ ssh: [] });
     expect(await items('/machine/authitem/ssh', { hostname: 'web1' })).toEqual({ ssh: [] });
@@ -380,7 +381,7 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
     expectServiceError(
       await call('GET', '/machine/authitem/vpn', { hostname: 'gw' }),
       905,
-      "Unknown application 'vpn': use ssh, offline",
+      "Unknown application 'vpn': use ssh, offline, luks",
     );
     const audit = await s.rt.store.db
       .selectFrom('audit')

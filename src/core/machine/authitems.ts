@@ -11,7 +11,7 @@ import {
 import { ParameterError } from '../../errors.ts';
 import type { Context } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
-import { findToken, ownerUser } from '../token/index.ts';
+import { findToken, ownerUser, tokenState } from '../token/index.ts';
 import { listMachineTokens, type MachineTokenRecord } from './attachment-list.ts';
 import { machinesOfHostname } from './locate.ts';
 
@@ -54,6 +54,7 @@ async function attachedToken(ctx: Context, r: MachineTokenRecord): Promise<Attac
     info: t.info,
     username: owner?.login,
     options: r.options,
+    hmacResponse: (challenge) => t.type.hmacResponse(tokenState(ctx, t), challenge),
   };
 }
 

@@ -58,6 +58,7 @@ function issuingToken(
     options: r.options,
     counter: Number(t.row.count),
     counterValues: (from, n) => t.type.counterValues(state, from, n),
+    hmacResponse: (challenge) => t.type.hmacResponse(state, challenge),
     ...pass,
   };
 }
