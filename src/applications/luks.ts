@@ -16,11 +16,12 @@ const RANDOM_CHALLENGE_BYTES = 32;
 /** The serials privacyIDEA gives YubiKeys in OATH mode: only those are challenge-response keys. */
 const YUBIKEY_SERIAL = /^UBOM/;
 
-function slotOf(value: string | undefined): number {
-  if (value === undefined || value === '') return DEFAULT_LUKS_SLOT;
+/** The slot as text (options are text, as privacyIDEA hands them out), or the default. */
+function slotOf(value: string | undefined): string {
+  if (value === undefined || value === '') return String(DEFAULT_LUKS_SLOT);
   if (!/^[0-7]$/.test(value.trim()))
     throw new ParameterError('The option slot must be a LUKS key slot from 0 to 7.');
-  return Number(value.trim());
+  return value.trim();
 }
 
 /** The challenge the request gives (hex), or 32 random bytes. */

@@ -70,7 +70,7 @@ describe.each(testDialects())('luks on %s', (dialect) => {
       luks: [
         {
           serial: 'UBOM1001',
-          slot: 3,
+          slot: '3',
           partition: '/dev/nvme0n1p3',
           challenge,
           response: opensslHmac(challenge, s.dataDir),
@@ -90,7 +90,7 @@ describe.each(testDialects())('luks on %s', (dialect) => {
     expect(a?.challenge).toMatch(/^[0-9a-f]{64}$/);
     expect(a?.challenge).not.toBe(b?.challenge);
     expect(a?.response).toBe(opensslHmac(String(a?.challenge), s.dataDir));
-    expect(a?.slot).toBe(1);
+    expect(a?.slot).toBe('1');
     ok(await call('POST', '/token/disable/UBOM2001'));
     expect(await items({ hostname: 'laptop8' })).toEqual({ luks: [] });
   });

@@ -77,7 +77,7 @@ describe.each(testDialects())('authsrv authitem luks|offline and machine applica
       .digest('hex');
     const luks = (...args: string[]) => c.run(['authitem', 'luks', '--hostname', 'disk9', ...args]);
     expect(JSON.parse((await luks('--challenge', challenge, '--json')).stdout)).toEqual([
-      { serial: 'UBOM9', slot: 2, partition: '/dev/sda3', challenge, response },
+      { serial: 'UBOM9', slot: '2', partition: '/dev/sda3', challenge, response },
     ]);
     const table = await luks('--challenge', challenge);
     expect(table.code).toBe(0);
