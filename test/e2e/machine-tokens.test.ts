@@ -391,6 +391,34 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
     expect(audit).toHaveLength(9);
   });
 
+  it('asks only the machine resolvers with attachments: an unreachable one without does not fail a lookup', async () => {
+    await enroll('SSH1', ALICE_KEY);
+    await attach({ serial: 'SSH1', application: 'ssh', hostname: 'gw', user: 'root' });
+    const down = {
+      type: 'ldap',
+      LDAPURI: 'ldap://127.0.0.1:1',
+      LDAPBASE: 'dc=example',
+      SEARCHFILTER: '(objectClass=ipHost)',
+      HOSTNAMEATTRIBUTE: 'cn',
+      IPATTRIBUTE: 'ipHostNumber',
+      TIMEOUT: '1',
+    };
+    ok(await call('POST', '/machineresolver/down', down));
+    try {
+      expectServiceError(
+        await call('GET', '/machine/'),
+        907,
+        /The machine resolver down cannot list its machines/,
+      );
+      expect(ok(await call('GET', '/machine/authitem/ssh', { hostname: 'gw' }))).toEqual({
+        ssh: [{ sshkey: ALICE_KEY, user: 'root', serial: 'SSH1' }],
+      });
+      expect(ok(await call('GET', '/machine/authitem/luks', { hostname: 'gw' }))).toEqual({ luks: [] });
+    } finally {
+      ok(await call('DELETE', '/machineresolver/down'));
+    }
+  });
+
   it('deleting a token removes its attachments; a machine resolver in use is not deleted', async () => {
     await enroll('SSH1', ALICE_KEY);
     await enroll('SSH2', BOB_KEY);

@@ -37,9 +37,12 @@ async function attachmentsFor(
     return all.filter((r) => r.options[byOption]?.toLowerCase() === wanted);
   }
   if (!hostname) throw ParameterError.missing('hostname');
-  const machines = await machinesOfHostname(ctx, hostname);
-  if (machines.length === 0) return [];
   const all = await listMachineTokens(ctx, { application: app.name });
+  // Only the machine resolvers with attachments are asked: a host of another one has no items,
+  // and an unreachable resolver without attachments does not fail the lookup.
+  const resolvers = new Set(all.flatMap((r) => (r.resolver ? [r.resolver] : [])));
+  if (resolvers.size === 0) return [];
+  const machines = await machinesOfHostname(ctx, hostname, undefined, resolvers);
   return all.filter((r) => machines.some((m) => m.machineId === r.machine_id && m.resolver === r.resolver));
 }
 
