@@ -1,7 +1,9 @@
 // Machine tokens (POST/DELETE /machine/token, POST /machine/tokenoption, reference 6.4): a token
 // attached to a machine (or to any machine) for an application, with options. This file is the one
 // writer of the machinetoken tables, but for deleteTokenRows of the token store, which removes a
-// deleted token's attachments in the token's own transaction. Every change is one transaction.
+// deleted token's attachments in the token's own transaction. Every change is one transaction;
+// one that adds or removes machinetoken rows also moves their change counter (writeAttachments of
+// issuing-tokens.ts), so that every node sees which tokens are attached for offline.
 import type { Transaction } from 'kysely';
 import { machineApplication } from '../../applications/index.ts';
 import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
@@ -9,6 +11,7 @@ import { type Database, runTransaction } from '../../store/index.ts';
 import type { Context } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
 import { requireToken } from '../token/index.ts';
+import { writeAttachments } from './issuing-tokens.ts';
 import { locateMachine, type MachineNaming, type MachineRef, resolverRow } from './locate.ts';
 
 type Trx = Transaction<Database>;
@@ -98,7 +101,7 @@ export async function attachToken(ctx: Context, req: AttachRequest): Promise<num
       `The application ${app.name} needs a machine: give hostname, or machineid and resolver.`,
     );
   }
-  return runTransaction(ctx.store, async (trx) => {
+  return writeAttachments(ctx.store, async (trx) => {
     const t = await requireToken(ctx, req.serial, trx);
     if (!app.tokenTypes.includes(t.type.type)) {
       throw new ParameterError(
@@ -199,7 +202,7 @@ async function deleteAttachments(trx: Trx, ids: number[]): Promise<number> {
  */
 export async function detachToken(ctx: Context, s: AttachmentSelector): Promise<number> {
   const sel = await resolveSelector(ctx, s);
-  return runTransaction(ctx.store, async (trx) =>
+  return writeAttachments(ctx.store, async (trx) =>
     deleteAttachments(trx, await selectAttachments(ctx, trx, sel)),
   );
 }
