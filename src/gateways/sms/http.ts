@@ -80,22 +80,36 @@ function check(settings: GatewaySettings): void {
   timeoutMs(o.TIMEOUT, DEFAULT_TIMEOUT_SECONDS);
 }
 
-/** The extra options as request parameters, {otp} and {phone} replaced. */
-function requestParameters(options: GatewaySettings['options'], phone: string, message: string) {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (key in parameters || UNSUPPORTED.includes(key)) continue;
-    out[key] = value.replaceAll('{otp}', message).replaceAll('{phone}', phone);
-  }
-  return out;
+/** The extra options (the request's parameters) as configured, before {otp} and {phone} are replaced. */
+function extraOptions(options: GatewaySettings['options']): [string, string][] {
+  return Object.entries(options).filter(([key]) => !(key in parameters) && !UNSUPPORTED.includes(key));
 }
 
-function jsonValue(text: string): unknown {
+const substitute = (text: string, phone: string, message: string) =>
+  text.replaceAll('{otp}', message).replaceAll('{phone}', phone);
+
+/**
+ * A JSON body's value: an option that parses as JSON as configured (`["{phone}"]`, `true`) is that
+ * JSON with {otp}/{phone} replaced in its strings; anything else is a string. Deciding before the
+ * replacement keeps an OTP value a string (privacyIDEA decides after it, so `{otp}` became a number
+ * and lost its leading zeros).
+ */
+function jsonValue(template: string, phone: string, message: string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(template);
   } catch {
-    return text;
+    return substitute(template, phone, message);
   }
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return substitute(v, phone, message);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x)]));
+    }
+    return v;
+  };
+  return walk(parsed);
 }
 
 interface HttpRequest {
@@ -124,16 +138,19 @@ function buildRequest(settings: GatewaySettings, phone: string, message: string)
   if (username !== '' && password !== undefined) {
     headers.Authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
   }
-  const params = requestParameters(o, manglePhone(phone, o.REGEXP), message);
+  const mangled = manglePhone(phone, o.REGEXP);
+  const extra = extraOptions(o);
   const method = o.HTTP_METHOD === 'POST' ? 'POST' : 'GET';
   let body: string | undefined;
   if (method === 'GET') {
-    for (const [k, v] of Object.entries(params)) url.searchParams.append(k, v);
+    for (const [k, v] of extra) url.searchParams.append(k, substitute(v, mangled, message));
   } else if (o.SEND_DATA_AS_JSON === 'yes') {
-    body = JSON.stringify(Object.fromEntries(Object.entries(params).map(([k, v]) => [k, jsonValue(v)])));
+    body = JSON.stringify(Object.fromEntries(extra.map(([k, v]) => [k, jsonValue(v, mangled, message)])));
     headers['Content-Type'] = 'application/json';
   } else {
-    body = new URLSearchParams(params).toString();
+    body = new URLSearchParams(
+      extra.map(([k, v]): [string, string] => [k, substitute(v, mangled, message)]),
+    ).toString();
     headers['Content-Type'] = 'application/x-www-form-urlencoded';
   }
   return {
