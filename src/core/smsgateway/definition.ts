@@ -27,7 +27,8 @@ export interface OpenDefinition {
 
 /** A save request: the module, and option.<KEY> / header.<KEY> values as given. */
 export interface DefinitionRequest {
-  module: string;
+  /** Omitted: the stored gateway's (an update that keeps its provider). */
+  module?: string | undefined;
   option: Record<string, string>;
   header: Record<string, string>;
   /** Keep what the request does not name (and delete what it gives as ''), instead of replacing the set. */
@@ -143,7 +144,9 @@ export function definitionToSave(
   request: DefinitionRequest,
   stored: OpenDefinition | undefined,
 ): OpenDefinition {
-  const provider = smsProvider(request.module);
+  const module = request.module || stored?.module;
+  if (!module) throw ParameterError.missing('module');
+  const provider = smsProvider(module);
   const after: OpenDefinition = {
     module: provider.module,
     settings: {

@@ -142,7 +142,6 @@ export async function saveSmsGateway(
   request: SaveSmsGatewayRequest,
 ): Promise<{ id: number; created: boolean }> {
   checkGatewayName(request.name);
-  if (!request.module) throw ParameterError.missing('module');
   checkLength('description', request.description, LIMITS.description);
   const now = ctx.clock().toISOString();
   return runTransaction(ctx.store, async (trx) => {
