@@ -256,6 +256,15 @@ describe.each(testDialects())('SMS gateways on %s', (dialect) => {
     expect((await tables()).gateways).toEqual([{ name: 'x', providermodule: SMPP, description: '' }]);
   });
 
+  it('creates a gateway once when several requests create it at the same time', async () => {
+    const ids = await Promise.all(
+      Array.from({ length: 5 }, async () => ok(await s.call('POST', '/smsgateway', httpGateway(), admin))),
+    );
+    expect(new Set(ids).size).toBe(1);
+    expect((await tables()).gateways).toHaveLength(1);
+    expect((await tables()).options).toHaveLength(10);
+  });
+
   it('deletes options, headers and gateways', async () => {
     const id = ok(await s.call('POST', '/smsgateway', httpGateway(), admin));
     expect(ok(await s.call('DELETE', `/smsgateway/option/${id}/text`, {}, admin))).toBe(1);

@@ -136,6 +136,42 @@ async function writeEntries(rt: Runtime, trx: Transaction<Database>, id: number,
   }
 }
 
+/** Creates or updates the gateway in the transaction `trx`. */
+async function saveIn(
+  ctx: Context,
+  trx: Transaction<Database>,
+  request: SaveSmsGatewayRequest,
+): Promise<{ id: number; created: boolean }> {
+  const now = ctx.clock().toISOString();
+  const [row] = await gatewayRows(trx, { name: request.name });
+  const stored = row ? await openDefinition(ctx, trx, row) : undefined;
+  const d = definitionToSave(ctx, request, stored);
+  let id: number;
+  if (row) {
+    id = Number(row.id);
+    const description = request.description ?? row.description;
+    await trx
+      .updateTable('smsgateway')
+      .set({ providermodule: d.module, description, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+  } else {
+    await trx
+      .insertInto('smsgateway')
+      .values({
+        name: request.name,
+        providermodule: d.module,
+        description: request.description ?? '',
+        updated_at: now,
+      })
+      .execute();
+    const [created] = await gatewayRows(trx, { name: request.name });
+    id = Number(created!.id);
+  }
+  await writeEntries(ctx, trx, id, d);
+  return { id, created: !row };
+}
+
 /** POST /smsgateway: creates or updates the gateway of a name, in one transaction; its id. */
 export async function saveSmsGateway(
   ctx: Context,
@@ -143,36 +179,14 @@ export async function saveSmsGateway(
 ): Promise<{ id: number; created: boolean }> {
   checkGatewayName(request.name);
   checkLength('description', request.description, LIMITS.description);
-  const now = ctx.clock().toISOString();
-  return runTransaction(ctx.store, async (trx) => {
-    const [row] = await gatewayRows(trx, { name: request.name });
-    const stored = row ? await openDefinition(ctx, trx, row) : undefined;
-    const d = definitionToSave(ctx, request, stored);
-    let id: number;
-    if (row) {
-      id = Number(row.id);
-      const description = request.description ?? row.description;
-      await trx
-        .updateTable('smsgateway')
-        .set({ providermodule: d.module, description, updated_at: now })
-        .where('id', '=', id)
-        .execute();
-    } else {
-      await trx
-        .insertInto('smsgateway')
-        .values({
-          name: request.name,
-          providermodule: d.module,
-          description: request.description ?? '',
-          updated_at: now,
-        })
-        .execute();
-      const [created] = await gatewayRows(trx, { name: request.name });
-      id = Number(created!.id);
-    }
-    await writeEntries(ctx, trx, id, d);
-    return { id, created: !row };
-  });
+  try {
+    return await runTransaction(ctx.store, (trx) => saveIn(ctx, trx, request));
+  } catch (e) {
+    // A concurrent request created the same name first (unique name): this one is then an update.
+    const [raced] = await gatewayRows(ctx.store.db, { name: request.name });
+    if (!raced || e instanceof ParameterError) throw e;
+    return runTransaction(ctx.store, (trx) => saveIn(ctx, trx, request));
+  }
 }
 
 /** DELETE /smsgateway/<name>: the deleted gateway's id; an unknown name is an error. */

@@ -75,7 +75,11 @@ function check(settings: GatewaySettings): void {
       throw new ParameterError(`${key}: proxies are not supported by authsrv's HTTP SMS provider`);
     }
   }
-  parsedUrl(o.URL);
+  // privacyIDEA also takes a password from https://user:pass@host/; stored there it would be shown
+  // in every listing, so it must go into PASSWORD, which is sealed.
+  if (parsedUrl(o.URL).password !== '') {
+    throw new ParameterError('URL: give the password as PASSWORD (and the user as USERNAME), not in the URL');
+  }
   checkMangling(o.REGEXP);
   timeoutMs(o.TIMEOUT, DEFAULT_TIMEOUT_SECONDS);
 }
@@ -125,15 +129,8 @@ interface HttpRequest {
 function buildRequest(settings: GatewaySettings, phone: string, message: string): HttpRequest {
   const o = settings.options;
   const url = parsedUrl(o.URL);
-  let username = o.USERNAME ?? '';
-  let password = o.PASSWORD;
-  // Credentials in the URL (https://user:pass@host/) win, as in privacyIDEA.
-  if (url.username !== '' && url.password !== '') {
-    username = decodeURIComponent(url.username);
-    password = decodeURIComponent(url.password);
-  }
-  url.username = '';
-  url.password = '';
+  const username = o.USERNAME ?? '';
+  const password = o.PASSWORD;
   const headers: Record<string, string> = { ...settings.headers };
   if (username !== '' && password !== undefined) {
     headers.Authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;

@@ -1,5 +1,5 @@
 // The HTTP SMS provider against a real HTTP listener on 127.0.0.1: GET and POST, form and JSON
-// bodies, {otp}/{phone} substitution, headers, basic auth (options and URL), REGEXP mangling,
+// bodies, {otp}/{phone} substitution, headers, basic auth (no password in the URL), REGEXP mangling,
 // RETURN_SUCCESS / RETURN_FAIL, a status that is not accepted, a listener that never answers
 // (TIMEOUT) and a refused connection.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -89,16 +89,9 @@ describe('HTTP SMS provider', () => {
     expect(r.headers.authorization).toBe(`Basic ${Buffer.from('smsuser:sms-pass').toString('base64')}`);
   });
 
-  it('takes basic-auth credentials from the URL and replaces with back-references', async () => {
-    const g = gateway({
-      URL: `http://u%40x:p%3Aw@127.0.0.1:${new URL(base).port}/s`,
-      REGEXP: '/^0/+49/',
-      to: '{phone}',
-    });
-    await httpProvider.send(g, '0151', 'x', env);
-    const r = received[0]!;
-    expect(r.headers.authorization).toBe(`Basic ${Buffer.from('u@x:p:w').toString('base64')}`);
-    expect(new URL(r.url, base).searchParams.get('to')).toBe('+49151');
+  it('replaces with back-references and refuses a password in the URL', async () => {
+    await httpProvider.send(gateway({ REGEXP: '/^0/+49/', to: '{phone}' }), '0151', 'x', env);
+    expect(new URL(received[0]!.url, base).searchParams.get('to')).toBe('+49151');
     await httpProvider.send(
       gateway({ REGEXP: '/^(\\d{3})(\\d+)$/\\2-\\1/', to: '{phone}' }),
       '0151234',
@@ -106,6 +99,10 @@ describe('HTTP SMS provider', () => {
       env,
     );
     expect(new URL(received[1]!.url, base).searchParams.get('to')).toBe('1234-015');
+    const inUrl = gateway({ URL: `http://u:secret@127.0.0.1:${new URL(base).port}/s` });
+    expect(() => httpProvider.check(inUrl, env)).toThrow(
+      new ParameterError('URL: give the password as PASSWORD (and the user as USERNAME), not in the URL'),
+    );
   });
 
   it('sends a JSON body, values that parse as JSON as JSON', async () => {
