@@ -2,8 +2,13 @@
 // bodies, {otp}/{phone} substitution, headers, basic auth (no password in the URL), REGEXP mangling,
 // RETURN_SUCCESS / RETURN_FAIL, a status that is not accepted, a listener that never answers
 // (TIMEOUT) and a refused connection.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ParameterError } from '../../../src/errors.ts';
@@ -172,5 +177,43 @@ describe('HTTP SMS provider', () => {
     expect(bad({ REGEXP: '/(/x/' })).toThrow('REGEXP:');
     expect(bad({ HTTP_PROXY: 'http://proxy:3128' })).toThrow('HTTP_PROXY: proxies are not supported');
     expect(bad({ TIMEOUT: '2.5', REGEXP: '/ //' })).not.toThrow();
+  });
+});
+
+describe('HTTP SMS provider over TLS', () => {
+  let dir: string;
+  let tlsServer: ReturnType<typeof createHttpsServer>;
+  let url: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'authsrv-sms-tls-'));
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    execFileSync(
+      'openssl',
+      [
+        ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1'],
+        ...['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+      ],
+      { stdio: 'ignore' },
+    );
+    tlsServer = createHttpsServer({ cert: readFileSync(cert), key: readFileSync(key) }, (_req, res) => {
+      res.writeHead(200);
+      res.end('OK');
+    });
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+    url = `https://127.0.0.1:${(tlsServer.address() as AddressInfo).port}/send`;
+  });
+  afterAll(async () => {
+    tlsServer.closeAllConnections();
+    await new Promise((resolve) => tlsServer.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('checks the certificate with CHECK_SSL=yes and not with CHECK_SSL=no', async () => {
+    await expect(httpProvider.send(gateway({ URL: url, CHECK_SSL: 'yes' }), '1', 'm', env)).rejects.toThrow(
+      /^cannot reach https:\/\/127\.0\.0\.1:\d+: DEPTH_ZERO_SELF_SIGNED_CERT$/,
+    );
+    await httpProvider.send(gateway({ URL: url, CHECK_SSL: 'no' }), '1', 'm', env);
   });
 });
