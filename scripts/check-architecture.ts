@@ -19,6 +19,7 @@ const BEHIND_CORE = [
   'src/resolvers',
   'src/machine-resolvers',
   'src/applications',
+  'src/gateways',
   'src/policy',
 ];
 
@@ -31,6 +32,7 @@ const ALL_FOLDERS = [
   'src/resolvers',
   'src/machine-resolvers',
   'src/applications',
+  'src/gateways',
   'src/policy',
   'src/crypto',
   'src/store',
@@ -50,6 +52,8 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/machine-resolvers': ['src/core', 'src/cli', 'src/http'],
   // Machine applications get what they need about a token from core, never from the token plug-ins.
   'src/applications': ['src/core', 'src/cli', 'src/http', 'src/tokens', 'src/store'],
+  // Gateways (SMS providers; SMTP and RADIUS clients) get their settings from core, never the store.
+  'src/gateways': ['src/core', 'src/cli', 'src/http', 'src/store'],
   'src/policy': ['src/core', 'src/cli', 'src/http'],
   'src/crypto': ['src/core', 'src/cli', 'src/http'],
   'src/store': ['src/core', 'src/cli', 'src/http'],
@@ -66,7 +70,7 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['system', 'policy', 'client'],
   ['plugin-settings'],
   ['directory'],
-  ['access', 'resolver', 'throttle', 'machineresolver'],
+  ['access', 'resolver', 'throttle', 'machineresolver', 'smsgateway'],
   ['realm', 'user', 'audit', 'token'],
   ['serviceid'],
   ['machine'],

@@ -450,6 +450,31 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .on('machinetoken')
         .columns(['token_id', 'application', 'machineresolver_id', 'machine_id'])
         .unique()
+          .execute();
+      },
+    },
+  // SMS gateways (issue 19, /smsgateway/, reference 8.2): a named provider module with its options
+  // and headers, one row each; `sealed` marks a value encrypted by the security module (keys
+  // holding PASSWORD or SECRET).
+  '0015_smsgateways': {
+    async up(db, dialect) {
+      const id = (t: ReturnType<typeof createTable>) =>
+        t.addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        );
+      await id(createTable(db, dialect, 'smsgateway'))
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('providermodule', 'varchar(255)', (c) => c.notNull())
+        .addColumn('description', 'varchar(2000)', (c) => c.notNull())
+        .addColumn('updated_at', 'varchar(32)', (c) => c.notNull())
+        .execute();
+      await id(createTable(db, dialect, 'smsgateway_option'))
+        .addColumn('gateway_id', 'integer', (c) => c.notNull())
+        .addColumn('type', 'varchar(16)', (c) => c.notNull())
+        .addColumn('key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('sealed', 'integer', (c) => c.notNull())
+        .addUniqueConstraint('smsgateway_option_key', ['gateway_id', 'type', 'key'])
         .execute();
     },
   },

@@ -39,6 +39,7 @@ const ALL_MIGRATIONS = [
   '0011_machines',
   '0012_machine_tokens',
   '0013_machinetoken_unique',
+  '0015_smsgateways',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -70,6 +71,8 @@ const TABLES = [
   'machineresolver',
   'machinetoken',
   'machinetoken_option',
+  'smsgateway',
+  'smsgateway_option',
 ];
 const silent = pino({ level: 'silent' });
 
@@ -211,6 +214,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0011_machines',
       '0012_machine_tokens',
       '0013_machinetoken_unique',
+      '0015_smsgateways',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },
