@@ -450,9 +450,9 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .on('machinetoken')
         .columns(['token_id', 'application', 'machineresolver_id', 'machine_id'])
         .unique()
-          .execute();
-      },
+        .execute();
     },
+  },
   // SMS gateways (issue 19, /smsgateway/, reference 8.2): a named provider module with its options
   // and headers, one row each; `sealed` marks a value encrypted by the security module (keys
   // holding PASSWORD or SECRET).
