@@ -20,6 +20,7 @@ const BEHIND_CORE = [
   'src/machine-resolvers',
   'src/applications',
   'src/policy',
+  'src/gateways',
 ];
 
 /** Every folder of src/ but the one named: for the folders at the bottom, which import none. */
@@ -36,6 +37,7 @@ const ALL_FOLDERS = [
   'src/store',
   'src/config',
   'src/files',
+  'src/gateways',
 ];
 const allBut = (folder: string) => ALL_FOLDERS.filter((f) => f !== folder);
 
@@ -44,7 +46,7 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/core': ['src/cli', 'src/http'],
   'src/http': ['src/cli', ...BEHIND_CORE],
   'src/cli': BEHIND_CORE,
-  'src/tokens': ['src/core', 'src/cli', 'src/http'],
+  'src/tokens': ['src/core', 'src/cli', 'src/http', 'src/gateways'],
   'src/resolvers': ['src/core', 'src/cli', 'src/http', 'src/machine-resolvers'],
   // Machine resolvers build on the user stores' settings and LDAP connections, never the reverse.
   'src/machine-resolvers': ['src/core', 'src/cli', 'src/http'],
@@ -54,6 +56,8 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/crypto': ['src/core', 'src/cli', 'src/http'],
   'src/store': ['src/core', 'src/cli', 'src/http'],
   'src/config': ['src/core', 'src/cli', 'src/http'],
+  // Gateways send what core hands them; token types get them only through core's outbox.
+  'src/gateways': ['src/core', 'src/cli', 'src/http', 'src/tokens'],
   // The rule for files that settings name: every layer uses it, it uses none.
   'src/files': allBut('src/files'),
 };
@@ -64,7 +68,7 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
  */
 export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['system', 'policy', 'client'],
-  ['plugin-settings'],
+  ['plugin-settings', 'smtpserver'],
   ['directory'],
   ['access', 'resolver', 'throttle', 'machineresolver'],
   ['realm', 'user', 'audit', 'token'],
