@@ -198,6 +198,33 @@ describe.each(testDialects())('e-mail tokens on %s', (dialect) => {
     expect(await answer(detail.transaction_id, mail.body)).toBe(true);
   });
 
+  it('a hanging mail server holds only its own request: another login is answered meanwhile', async () => {
+    await enroll({ email: 'alice@example.com' });
+    ok(
+      await s.call(
+        'POST',
+        '/token/init',
+        { type: 'spass', pin: 'bobpin', user: 'bob', realm: 'mail' },
+        admin,
+      ),
+    );
+    await relay({ timeout: '3' });
+    sink.stall = true;
+    const before = sink.connections;
+    let mailAnswered = false;
+    const hanging = check({ user: 'alice', realm: 'mail', pass: 'mailpin' }).then((r) => {
+      mailAnswered = true;
+      return r;
+    });
+    // Once the mail's connection waits for the greeting, the other login goes through.
+    while (sink.connections === before) await new Promise((r) => setTimeout(r, 20));
+    const other = await validateOk(s, { user: 'bob', realm: 'mail', pass: 'bobpin' });
+    expect(other.json.result.value).toBe(true);
+    expect(mailAnswered).toBe(false);
+    const r = await hanging;
+    expect(r.json.detail.message).toBe('The PIN was correct, but the EMail could not be sent!');
+  });
+
   it('triggerchallenge mails the value too', async () => {
     const serial = await enroll({ email: 'alice@example.com' });
     const r = await s.call('POST', '/validate/triggerchallenge', { serial }, admin);

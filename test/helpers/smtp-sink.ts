@@ -29,6 +29,8 @@ export interface SmtpSink {
   nextMail(): Promise<ReceivedMail>;
   /** Whether the server withholds its greeting (clients then time out). */
   stall: boolean;
+  /** How many connections it accepted so far. */
+  connections: number;
   /** Stops listening: connections are refused until start(). */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -119,6 +121,7 @@ export async function startSmtpSink(
     password,
     mails,
     stall: false,
+    connections: 0,
     nextMail() {
       const ready = mails[taken];
       if (ready) {
@@ -141,6 +144,7 @@ export async function startSmtpSink(
     authOptional: true,
     logger: false,
     onConnect(_session, callback) {
+      sink.connections++;
       // A stalled server never greets: the client's greeting timeout must end the wait.
       if (!sink.stall) callback();
     },
