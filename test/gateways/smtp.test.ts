@@ -1,8 +1,13 @@
-// sendMail (src/gateways/smtp.ts) against a real SMTP server (test/helpers/smtp-sink.ts): STARTTLS
+// sendMail (src/gateways/smtp/index.ts) against a real SMTP server (test/helpers/smtp-sink.ts): STARTTLS
 // with AUTH, an HTML body, and each failure named by its reason; failureOf's reading of errors
 // that the peer cannot produce on demand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failureOf, SmtpSendError, type SmtpServerSettings, sendMail } from '../../src/gateways/smtp.ts';
+import {
+  failureOf,
+  SmtpSendError,
+  type SmtpServerSettings,
+  sendMail,
+} from '../../src/gateways/smtp/index.ts';
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.ts';
 
 let sink: SmtpSink;

@@ -4,7 +4,7 @@
 // same (secret-reuse.ts): the server, port, account and the TLS that protects it.
 import type { Selectable } from 'kysely';
 import { ParameterError } from '../../errors.ts';
-import type { SmtpServerSettings } from '../../gateways/index.ts';
+import type { SmtpServerSettings } from '../../gateways/smtp/index.ts';
 import { isTrue } from '../../is-true.ts';
 import type { SmtpServerTable } from '../../store/index.ts';
 import type { Runtime } from '../context.ts';

@@ -1,7 +1,7 @@
 // SMTP server definitions (/smtpserver/, reference 8.3) and the one way the rest of authsrv sends
 // a mail: sendMailVia(rt, identifier, mail), through the definition of that identifier.
-export type { MailMessage } from '../../gateways/index.ts';
-export { SmtpSendError } from '../../gateways/index.ts';
+export type { MailMessage } from '../../gateways/smtp/index.ts';
+export { SmtpSendError } from '../../gateways/smtp/index.ts';
 export {
   deleteSmtpServer,
   listSmtpServers,

@@ -4,7 +4,7 @@
 // 7.1 names none); the audit rows name the endpoint.
 import type { Transaction } from 'kysely';
 import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
-import { type MailMessage, SmtpSendError, sendMail } from '../../gateways/index.ts';
+import { type MailMessage, SmtpSendError, sendMail } from '../../gateways/smtp/index.ts';
 import { type Database, runTransaction } from '../../store/index.ts';
 import type { Context, Runtime } from '../context.ts';
 import { CENSORED } from '../system/index.ts';

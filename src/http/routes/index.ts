@@ -13,6 +13,7 @@ export { policyRoutes } from './policy.ts';
 export { realmRoutes } from './realm.ts';
 export { resolverRoutes } from './resolver.ts';
 export { serviceidRoutes } from './serviceid.ts';
+export { smsgatewayRoutes } from './smsgateway.ts';
 export { smtpserverRoutes } from './smtpserver.ts';
 export { systemRoutes } from './system.ts';
 export { tokenRoutes } from './token.ts';
