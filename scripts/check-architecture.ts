@@ -46,14 +46,15 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/core': ['src/cli', 'src/http'],
   'src/http': ['src/cli', ...BEHIND_CORE],
   'src/cli': BEHIND_CORE,
-  'src/tokens': ['src/core', 'src/cli', 'src/http'],
+  'src/tokens': ['src/core', 'src/cli', 'src/http', 'src/gateways'],
   'src/resolvers': ['src/core', 'src/cli', 'src/http', 'src/machine-resolvers'],
   // Machine resolvers build on the user stores' settings and LDAP connections, never the reverse.
   'src/machine-resolvers': ['src/core', 'src/cli', 'src/http'],
   // Machine applications get what they need about a token from core, never from the token plug-ins.
   'src/applications': ['src/core', 'src/cli', 'src/http', 'src/tokens', 'src/store'],
-  // Gateways (SMS providers; SMTP and RADIUS clients) get their settings from core, never the store.
-  'src/gateways': ['src/core', 'src/cli', 'src/http', 'src/store'],
+  // Gateways (SMS providers; SMTP and RADIUS clients) get their settings from core, never the store;
+  // token types reach them only through the outbox core lends them, never the reverse.
+  'src/gateways': ['src/core', 'src/cli', 'src/http', 'src/store', 'src/tokens'],
   'src/policy': ['src/core', 'src/cli', 'src/http'],
   'src/crypto': ['src/core', 'src/cli', 'src/http'],
   'src/store': ['src/core', 'src/cli', 'src/http'],
@@ -68,7 +69,7 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
  */
 export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['system', 'policy', 'client'],
-  ['plugin-settings'],
+  ['plugin-settings', 'smtpserver'],
   ['directory'],
   ['access', 'resolver', 'throttle', 'machineresolver', 'smsgateway'],
   ['realm', 'user', 'audit', 'token'],

@@ -253,6 +253,17 @@ export class InternalError extends AuthsrvError {
   }
 }
 
+/**
+ * A challenge's message (e-mail, SMS) that could not be sent, when the request asked for
+ * `exception=1`: HTTP 500, as the specification's Errors table says, with privacyIDEA's message.
+ */
+export class MessageNotSentError extends AuthsrvError {
+  override readonly httpStatus = HTTP.InternalServerError;
+  constructor(message: string) {
+    super(message, ERR.Internal);
+  }
+}
+
 /** Any thrown value as an authsrv error: its own, or an InternalError around anything else. */
 export function asAuthsrvError(e: unknown): AuthsrvError {
   return e instanceof AuthsrvError ? e : new InternalError(e);

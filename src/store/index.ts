@@ -12,6 +12,7 @@ export type {
   ChallengeTable,
   Database,
   PolicyTable,
+  SmtpServerTable,
   TokenInfoTable,
   TokenOwnerTable,
   TokenRealmTable,

@@ -453,6 +453,26 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // SMTP server definitions (issue 19, reference 8.3): the password sealed, the rest in clear.
+  '0014_smtpservers': {
+    async up(db, dialect) {
+      await createTable(db, dialect, 'smtpserver')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('identifier', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('server', 'varchar(255)', (c) => c.notNull())
+        .addColumn('port', 'integer', (c) => c.notNull())
+        .addColumn('username', 'varchar(255)', (c) => c.notNull())
+        .addColumn('password', 'text', (c) => c.notNull())
+        .addColumn('sender', 'varchar(255)', (c) => c.notNull())
+        .addColumn('tls', 'integer', (c) => c.notNull())
+        .addColumn('timeout', 'integer', (c) => c.notNull())
+        .addColumn('description', 'varchar(2000)', (c) => c.notNull())
+        .addColumn('cacertificate', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
   // SMS gateways (issue 19, /smsgateway/, reference 8.2): a named provider module with its options
   // and headers, one row each; `sealed` marks a value encrypted by the security module (keys
   // holding PASSWORD or SECRET).

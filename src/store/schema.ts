@@ -246,6 +246,25 @@ export interface ServiceIdTable {
   description: string;
 }
 
+/** An SMTP server definition (/smtpserver/, reference 8.3). */
+export interface SmtpServerTable {
+  id: Generated<number>;
+  identifier: string;
+  server: string;
+  port: number;
+  username: string;
+  /** Sealed by the security module; empty when none. */
+  password: string;
+  sender: string;
+  /** 1: STARTTLS required. */
+  tls: number;
+  /** Seconds. */
+  timeout: number;
+  description: string;
+  /** PEM CA certificate(s) to verify the server with; empty: the system's CAs. */
+  cacertificate: string;
+}
+
 /** A machine resolver (/machineresolver/, reference 6.4): where machines are listed. */
 export interface MachineResolverTable {
   id: Generated<number>;
@@ -318,6 +337,7 @@ export interface Database {
   tokengroup_token: TokenGroupTokenTable;
   serviceid: ServiceIdTable;
   machineresolver: MachineResolverTable;
+  smtpserver: SmtpServerTable;
   machinetoken: MachineTokenTable;
   machinetoken_option: MachineTokenOptionTable;
   smsgateway: SmsGatewayTable;

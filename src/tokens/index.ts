@@ -3,8 +3,11 @@ export { type Eyes, missingEyes, newEyes, parseEyes, requirementsOf, separatorOf
 export { isHashlib } from './oath.ts';
 export { defaultTokenType, findTokenType, lostTokenType, tokenTypes } from './registry.ts';
 export {
+  ChallengeDeliveryError,
+  type ChallengeSpec,
   type Enrollment,
   type OtpMatch,
+  type Outbox,
   type TokenFileEntry,
   type TokenState,
   TokenType,

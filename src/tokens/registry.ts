@@ -4,6 +4,7 @@
 import { ERR, TokenAdminError } from '../errors.ts';
 import { ApplspecType } from './applspec.ts';
 import { DaypasswordType } from './daypassword.ts';
+import { EmailType } from './email.ts';
 import { FourEyesType } from './four-eyes.ts';
 import { HotpType } from './hotp.ts';
 import { IndexedSecretType } from './indexedsecret.ts';
@@ -34,6 +35,7 @@ const TYPES: readonly TokenType[] = [
   new TanType(),
   new IndexedSecretType(),
   new FourEyesType(),
+  new EmailType(),
 ];
 
 /** privacyIDEA's aliases: `hmac` is hotp. */

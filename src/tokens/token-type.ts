@@ -42,6 +42,38 @@ export interface OtpMatch {
   newKey?: Buffer;
 }
 
+/** A mail to the token's owner (e-mail token, later notifications). */
+export interface OutboundMail {
+  to: string;
+  subject: string;
+  body: string;
+  /** The body's MIME type: text/plain or text/html. */
+  mimetype: 'plain' | 'html';
+}
+
+/**
+ * What core lends a type that delivers its challenge out of band: the channels, each naming the
+ * definition to send through. A channel rejects with the reason when the message is not sent.
+ */
+export interface Outbox {
+  /** Sends a mail through the SMTP server definition `identifier` (/smtpserver/). */
+  mail(identifier: string, mail: OutboundMail): Promise<void>;
+}
+
+/**
+ * A challenge whose value could not be delivered (no address, no server, the server refused).
+ * `message` is what the client is told (privacyIDEA's "The PIN was correct, but …"); `reason`
+ * goes to the log only.
+ */
+export class ChallengeDeliveryError extends Error {
+  readonly reason: string;
+  constructor(message: string, reason: string) {
+    super(message);
+    this.name = 'ChallengeDeliveryError';
+    this.reason = reason;
+  }
+}
+
 /** What a challenge request passes to a type (reference 4.3). */
 export interface ChallengeOptions {
   /** The value of an authentication-scope policy action for the request (`indexedsecret_count`). */
@@ -50,6 +82,16 @@ export interface ChallengeOptions {
   previous?: string | undefined;
   /** Where random positions or questions are drawn from; node:crypto's when absent. */
   random?: TypeRandom | undefined;
+  /** The system configuration (a delivering type reads its server and validity settings). */
+  settings?: TypeSettings | undefined;
+  /**
+   * The token owner's attributes (username, realm, givenname, surname, email, mobile …, the
+   * resolver's), read on demand: for the tags of a message and a dynamic address. Undefined when
+   * the token has no owner or the owner is not found.
+   */
+  owner?: (() => Promise<Readonly<Record<string, string>> | undefined>) | undefined;
+  /** The channels a delivering type sends through (deliverChallenge). */
+  outbox?: Outbox | undefined;
 }
 
 /** The type-specific part of a challenge. */
@@ -60,6 +102,13 @@ export interface ChallengeSpec {
   data?: string;
   /** Extra keys of the multi_challenge entry (e.g. `attributes`). */
   extra?: Record<string, unknown>;
+  /**
+   * The counter the token moves to when the challenge is delivered: an e-mail or SMS token spends
+   * a value per challenge (reference 4.3), so that a newer challenge voids the older ones.
+   */
+  newCount?: number;
+  /** Seconds the challenge stays valid, when the type's own setting says (email.validtime). */
+  validity?: number | undefined;
 }
 
 /** System-wide settings a type may read (system config with privacyIDEA's defaults applied). */
@@ -202,6 +251,14 @@ export abstract class TokenType {
   }
 
   /**
+   * The out-of-band step of a challenge, awaited after `challenge` and before the challenge is
+   * stored: an e-mail or SMS token sends the value here through `opts.outbox`. Throws a
+   * ChallengeDeliveryError when it cannot be delivered (the challenge is then not stored).
+   * Default: nothing to deliver.
+   */
+  async deliverChallenge(_token: TokenState, _spec: ChallengeSpec, _opts: ChallengeOptions): Promise<void> {}
+
+  /**
    * Checks the answer to a challenge whose row carries `data` (from `challenge`); default: the
    * answer is an OTP.
    */
@@ -268,6 +325,17 @@ export abstract class TokenType {
    */
   importedToken(_entry: TokenFileEntry, _settings: TypeSettings): ImportedToken | string {
     return { info: {}, count: 0 };
+  }
+
+  /**
+   * POST /system/test/<type> (reference 8.1): tries the type's system configuration with the
+   * request's parameters (e-mail: sends a test mail). Default: privacyIDEA's "Not implemented".
+   */
+  async testConfig(
+    _params: Readonly<Record<string, string>>,
+    _env: { settings: TypeSettings; outbox: Outbox },
+  ): Promise<{ value: boolean; description: string }> {
+    return { value: false, description: 'Not implemented' };
   }
 
   /** The `enroll<TYPE>` action name. */

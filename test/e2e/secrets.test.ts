@@ -253,6 +253,18 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
         admin,
       ),
     );
+    ok(
+      await s.call(
+        'POST',
+        '/smtpserver/relay1',
+        {
+          server: '127.0.0.1',
+          username: 'mailer',
+          password: plant('SMTP server password', distinct('smtppw')),
+        },
+        admin,
+      ),
+    );
     ok(await s.call('POST', '/realm/sqlrealm', { resolvers: 'sql1' }, admin));
     ok(
       await s.call(

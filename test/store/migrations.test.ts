@@ -39,6 +39,7 @@ const ALL_MIGRATIONS = [
   '0011_machines',
   '0012_machine_tokens',
   '0013_machinetoken_unique',
+  '0014_smtpservers',
   '0015_smsgateways',
 ];
 
@@ -73,6 +74,7 @@ const TABLES = [
   'machinetoken_option',
   'smsgateway',
   'smsgateway_option',
+  'smtpserver',
 ];
 const silent = pino({ level: 'silent' });
 
@@ -214,6 +216,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0011_machines',
       '0012_machine_tokens',
       '0013_machinetoken_unique',
+      '0014_smtpservers',
       '0015_smsgateways',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
@@ -252,7 +255,11 @@ describe.each(testDialects())('storage on %s', (dialect) => {
         .insertInto('machinetoken_option')
         .values({ machinetoken_id: id, key: 'user', value: `u${i}` })
         .execute();
-    expect(await migrate(store)).toEqual(['0013_machinetoken_unique']);
+    expect(await migrate(store)).toEqual([
+      '0013_machinetoken_unique',
+      '0014_smtpservers',
+      '0015_smsgateways',
+    ]);
     const kept = await store.db.selectFrom('machinetoken').select('id').orderBy('id').execute();
     expect(kept.map((r) => Number(r.id))).toEqual([ids[0], ids[2], ids[3], ids[4], ids[5], ids[6]]);
     const options = await store.db

@@ -19,6 +19,8 @@ interface InitOptions {
   hashlib?: string;
   pinStdin?: boolean;
   description?: string;
+  email?: string;
+  dynamicEmail?: boolean;
   json?: boolean;
   /** false with --no-qr */
   qr: boolean;
@@ -29,7 +31,7 @@ interface InitOptions {
 export function tokenInitCommand(): Command {
   return new Command('init')
     .description('enroll a token (or re-key an existing one of the same type)')
-    .requiredOption('--type <type>', 'hotp, totp, spass, pw, registration')
+    .requiredOption('--type <type>', 'hotp, totp, spass, pw, registration, email, …')
     .option('--serial <serial>', 'the serial (default: generated)')
     .option('--user <user>', 'the owner (USER or USER@REALM)')
     .option('--realm <realm>', "the owner's realm, or without --user the token's realm")
@@ -39,6 +41,8 @@ export function tokenInitCommand(): Command {
     .option('--hashlib <hashlib>', 'sha1, sha256 or sha512')
     .option('--pin-stdin', 'read the token PIN from standard input')
     .option('--description <text>', 'description')
+    .option('--email <address>', 'email: where the one-time values are mailed')
+    .option('--dynamic-email', "email: mail them to the owner's address in the user store")
     .option('--json', 'print JSON (without QR images)')
     .option('--no-qr', 'do not draw the QR code of the otpauth URI in the terminal')
     .option('--qr-png <file>', 'also write the QR code as a PNG image (mode 0600, a new file)')
@@ -94,6 +98,8 @@ function initParams(o: InitOptions, pin: string | undefined): Record<string, str
   if (o.otplen !== undefined) p.otplen = o.otplen;
   if (o.hashlib !== undefined) p.hashlib = o.hashlib;
   if (o.description !== undefined) p.description = o.description;
+  if (o.email !== undefined) p.email = o.email;
+  if (o.dynamicEmail) p.dynamic_email = '1';
   if (pin !== undefined) p.pin = pin;
   return p;
 }
@@ -107,6 +113,8 @@ function initDetail(o: InitOptions): string {
   if (o.otpkey !== undefined) words.push('--otpkey ***');
   if (o.genkey) words.push('--genkey');
   if (o.pinStdin) words.push('--pin-stdin');
+  if (o.email) words.push(`--email ${o.email}`);
+  if (o.dynamicEmail) words.push('--dynamic-email');
   return words.join(' ');
 }
 

@@ -37,11 +37,12 @@ export {
 } from './lifecycle.ts';
 export { type ListQuery, listTokens } from './list.ts';
 export { lostToken } from './lost.ts';
+export { outboxOf } from './outbox.ts';
 export { ownerRecord, ownerUser } from './owner.ts';
 export { setPins, setRandomPins } from './pin.ts';
 export { resyncToken } from './resync.ts';
-
 export { type Selection, tokenLockedError } from './select.ts';
+export { typeSettings } from './settings.ts';
 export {
   advanceOtpCounter,
   bumpInfoCounterBelow,
@@ -64,5 +65,6 @@ export {
   tokenState,
   tokensOfOwner,
 } from './store/index.ts';
+export { testTokenConfig } from './test-config.ts';
 export { storedMinuteTime } from './tokeninfo-dates.ts';
 export { type TokenView, tokenView } from './view.ts';

@@ -87,8 +87,8 @@ async function presentToFourEyes(
     if (r.progressed) {
       await deleteChallenge(rt, c.id);
       const next = { transactionId: o.transactionId, previous: JSON.stringify(r.eyes) };
-      const entries = await createChallenges(rt, [t], o.pol, next);
-      return { next: { value: false, detail: challengeDetail(entries), token: t } };
+      const made = await createChallenges(rt, [t], o.pol, { next });
+      return { next: { value: false, detail: challengeDetail(made), token: t } };
     }
   }
   return { ok: false };

@@ -33,13 +33,15 @@ export interface NewChallenge {
   type: string;
   challenge?: string;
   data?: string;
+  /** Seconds, when the token type's own setting decides (email.validtime). */
+  validity?: number | undefined;
 }
 
 /** Stores a challenge; expired challenges of the token are removed first. */
 export async function createChallenge(rt: Runtime, c: NewChallenge): Promise<ChallengeRow> {
   const now = rt.clock();
   await deleteExpired(rt, c.serial);
-  const validity = await challengeValidity(rt, c.type);
+  const validity = c.validity ?? (await challengeValidity(rt, c.type));
   const row = {
     transaction_id: c.transactionId,
     serial: c.serial,

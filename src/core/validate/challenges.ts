@@ -1,11 +1,18 @@
 // The challenges of an answer (reference 4.3): creation for a list of tokens, the detail with its
 // lists and legacy top-level fields, and the authentication policies that shape it
 // (challenge_text, preferred_client_mode, challenge_text_header/footer).
-import type { TokenType } from '../../tokens/index.ts';
+import { MessageNotSentError } from '../../errors.ts';
+import {
+  ChallengeDeliveryError,
+  type ChallengeSpec,
+  type TokenType,
+  type TypeSettings,
+} from '../../tokens/index.ts';
 import type { Runtime } from '../context.ts';
-import { type LoadedToken, tokenState } from '../token/index.ts';
+import { consumeOtp, type LoadedToken, outboxOf, tokenState, typeSettings } from '../token/index.ts';
 import { createChallenge, newTransactionId } from './challenge-store.ts';
 import type { Detail, RequestPolicies } from './policies.ts';
+import { ownerUser } from './request.ts';
 
 export interface ChallengeEntry {
   serial: string;
@@ -28,29 +35,94 @@ export interface NextRound {
   previous: string;
 }
 
-/** Creates one challenge per token, all in one new transaction (or the one `next` continues). */
+/** What a request asks of its challenges besides the tokens and policies. */
+export interface ChallengeRequest {
+  /** The further round of a transaction (4eyes). */
+  next?: NextRound | undefined;
+  /** `exception=1`: a message that cannot be sent fails the request with HTTP 500. */
+  exception?: boolean | undefined;
+}
+
+/** The challenges made, and the messages of the tokens whose challenge could not be delivered. */
+export interface Challenges {
+  entries: ChallengeEntry[];
+  failed: string[];
+}
+
+/** The owner's attributes as a type reads them: text values, the first of a list. */
+async function ownerAttributes(rt: Runtime, t: LoadedToken): Promise<Record<string, string> | undefined> {
+  const user = await ownerUser(rt, t);
+  if (!user) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(user.info)) {
+    const text = Array.isArray(v) ? v[0] : v;
+    if (typeof text === 'string') out[k] = text;
+  }
+  return { ...out, username: user.login, realm: user.realm, resolver: user.resolver };
+}
+
+/**
+ * The type's part of one token's challenge, delivered (e-mail, SMS) when the type sends one; the
+ * message for the client when the delivery failed and the request goes on without this challenge.
+ */
+async function deliveredSpec(
+  rt: Runtime,
+  t: LoadedToken,
+  pol: RequestPolicies,
+  settings: TypeSettings,
+  req: ChallengeRequest,
+): Promise<ChallengeSpec | string> {
+  const state = tokenState(rt, t);
+  const opts = {
+    policy: (a: string) => pol.value('authentication', a, true),
+    previous: req.next?.previous,
+    random: rt.random,
+    settings,
+    owner: () => ownerAttributes(rt, t),
+    outbox: outboxOf(rt),
+  };
+  // The type may ask something of its own (a question, positions of a secret) and remember it.
+  const spec = t.type.challenge(state, opts);
+  try {
+    await t.type.deliverChallenge(state, spec, opts);
+  } catch (e) {
+    if (!(e instanceof ChallengeDeliveryError)) throw e;
+    rt.log.warn({ serial: t.row.serial, reason: e.reason }, e.message);
+    if (req.exception) throw new MessageNotSentError(e.message);
+    return e.message;
+  }
+  // The value sent is spent: a newer challenge voids the older ones (reference 4.3).
+  if (spec.newCount !== undefined) await consumeOtp(rt, t, spec.newCount, undefined, false);
+  return spec;
+}
+
+/**
+ * Creates one challenge per token, all in one new transaction (or the one `req.next` continues).
+ * A token whose challenge could not be delivered gets none; its message says so.
+ */
 export async function createChallenges(
   rt: Runtime,
   tokens: readonly LoadedToken[],
   pol: RequestPolicies,
-  next?: NextRound,
-): Promise<ChallengeEntry[]> {
-  const tid = next?.transactionId ?? newTransactionId(rt.random);
-  const out: ChallengeEntry[] = [];
+  req: ChallengeRequest = {},
+): Promise<Challenges> {
+  const tid = req.next?.transactionId ?? newTransactionId(rt.random);
+  const settings = await typeSettings(rt);
+  const out: Challenges = { entries: [], failed: [] };
   for (const t of tokens) {
-    // The type may ask something of its own (a question, positions of a secret) and remember it.
-    const spec = t.type.challenge(tokenState(rt, t), {
-      policy: (a) => pol.value('authentication', a, true),
-      previous: next?.previous,
-      random: rt.random,
-    });
+    const spec = await deliveredSpec(rt, t, pol, settings, req);
+    if (typeof spec === 'string') {
+      out.failed.push(spec);
+      continue;
+    }
     await createChallenge(rt, {
       transactionId: tid,
       serial: t.row.serial,
       type: t.type.type,
       data: spec.data,
+      validity: spec.validity,
     });
-    out.push({
+    out.entries.push({
       serial: t.row.serial,
       transaction_id: tid,
       type: t.type.type,
@@ -62,9 +134,12 @@ export async function createChallenges(
   return out;
 }
 
-/** The detail of a challenge answer: lists, the joined message, the last challenge at the top level. */
-export function challengeDetail(entries: readonly ChallengeEntry[]): Detail {
-  const messages = entries.map((e) => e.message);
+/**
+ * The detail of a challenge answer: lists, the joined message, the last challenge at the top
+ * level. The messages of undelivered challenges are among the messages (privacyIDEA's).
+ */
+export function challengeDetail({ entries, failed }: Challenges): Detail {
+  const messages = [...entries.map((e) => e.message), ...failed];
   const last = entries.at(-1);
   return {
     ...(last ? { serial: last.serial, type: last.type, client_mode: last.client_mode } : {}),

@@ -182,6 +182,7 @@ function serialPath(
       otponly: input.otponly === true,
       user,
       pol,
+      exception: input.exception,
     }),
   );
 }

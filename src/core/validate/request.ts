@@ -17,6 +17,8 @@ export interface CheckInput {
   transactionId?: string | undefined;
   type?: string | undefined;
   otponly?: boolean | undefined;
+  /** `exception=1`: a challenge message (e-mail, SMS) that cannot be sent answers HTTP 500. */
+  exception?: boolean | undefined;
   client: string;
   /**
    * Set by the /validate endpoints, which api_key_required guards, with the raw JWT of the request

@@ -16,6 +16,8 @@ export interface ListOptions {
   pol: RequestPolicies;
   /** force_challenge_response: PIN+OTP in one step never authenticates. */
   forceChallenge?: boolean;
+  /** `exception=1`: a challenge message that cannot be sent fails the request (HTTP 500). */
+  exception?: boolean | undefined;
 }
 
 export interface ListResult {

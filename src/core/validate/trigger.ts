@@ -35,10 +35,11 @@ export async function triggerChallenge(ctx: Context, input: TriggerInput): Promi
       !unusable(t, ctx.clock()) &&
       (!type || t.type.type === type),
   );
-  const entries = fit.length > 0 ? await createChallenges(ctx, fit, pol) : [];
+  const made = await createChallenges(ctx, fit, pol);
+  const entries = made.entries;
   const detail: Detail =
-    entries.length > 0
-      ? challengeDetail(entries)
+    entries.length > 0 || made.failed.length > 0
+      ? challengeDetail(made)
       : { messages: [], transaction_ids: [], multi_challenge: [] };
   decorateChallenges(detail, pol);
   const audit = checkAudit(who, user, fit.length === 1 ? fit[0] : undefined, detail);

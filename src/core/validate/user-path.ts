@@ -94,6 +94,7 @@ async function checkUserTokens(
     user,
     pol,
     forceChallenge: pol.isSet('authentication', 'force_challenge_response'),
+    exception: input.exception,
   });
 }
 

@@ -55,8 +55,8 @@ function answerChallenges(group: Group<'answering'>, round: Round): Promise<List
 /** The next round of the first 4eyes token that got part of what it needs. */
 async function nextRound(group: Group<'continuing'>, round: Round): Promise<ListResult> {
   const { token, next } = group[0]!;
-  const entries = await createChallenges(round.rt, [token], round.o.pol, next);
-  return { value: false, detail: challengeDetail(entries), token };
+  const made = await createChallenges(round.rt, [token], round.o.pol, { next });
+  return { value: false, detail: challengeDetail(made), token };
 }
 
 /** Challenges for every requesting token, after a failure each under increase_failcounter_on_challenge. */
@@ -66,8 +66,8 @@ async function askChallenges(group: Group<'requesting'>, round: Round): Promise<
   if (o.pol.isSet('authentication', 'increase_failcounter_on_challenge')) {
     for (const t of tokens) await incFailcount(rt, t, round.now);
   }
-  const entries = await createChallenges(rt, tokens, o.pol);
-  return { value: false, detail: challengeDetail(entries), token: tokens.at(-1) };
+  const made = await createChallenges(rt, tokens, o.pol, { exception: o.exception });
+  return { value: false, detail: challengeDetail(made), token: tokens.at(-1) };
 }
 
 /**

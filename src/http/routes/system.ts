@@ -1,5 +1,6 @@
 // /system (reference 8.1, spec "System endpoints"): the system configuration, token defaults,
-// random keys, the security module, GnuPG keys and the configuration documentation.
+// random keys, the security module, GnuPG keys, the configuration documentation and the token
+// types' tests of their configuration (/system/test/<tokentype>).
 import { documentation } from '../../core/documentation/index.ts';
 import {
   type ConfigEntry,
@@ -13,6 +14,7 @@ import {
   setConfig,
   setDefaults,
 } from '../../core/system/index.ts';
+import { testTokenConfig } from '../../core/token/index.ts';
 import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
 import { adminRoute, anyRoleRoute, type Handler, type RouteTable } from '../route.ts';
@@ -25,6 +27,7 @@ export function systemRoutes(r: RouteTable): void {
   r.add('post', '/system/hsm', adminRoute('set_hsm_password'), unlockHsm);
   r.add('post', '/system/setConfig', adminRoute('configwrite'), set);
   r.add('post', '/system/setDefault', adminRoute('configwrite'), setDefault);
+  r.add('post', '/system/test/:tokentype', adminRoute('configwrite'), testTokenType);
   r.add('get', '/system/', anyRoleRoute({ admin: 'configread' }), list);
   r.add('get', '/system/:key', anyRoleRoute({ admin: 'configread' }), get);
   r.add('delete', '/system/:key', adminRoute('configdelete'), remove);
@@ -49,6 +52,14 @@ const set: Handler = async ({ params, context, audit }) => {
   audit.info = entries.map((e) => e.key).join(', ');
   await setConfig(context(), entries);
   return { value: true };
+};
+
+/** POST /system/test/<tokentype>: the type's test of its configuration (e-mail: a test mail). */
+const testTokenType: Handler = async ({ params, context, audit }) => {
+  const type = params.required('tokentype');
+  audit.info = type;
+  const result = await testTokenConfig(context(), type, params.strings());
+  return { value: result.value, detail: { message: result.description } };
 };
 
 const setDefault: Handler = async ({ params, context, audit }) => {

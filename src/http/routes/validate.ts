@@ -60,6 +60,7 @@ function checkInput(params: Params, audit: AuditEntry, headers: Headers): Omit<C
     transactionId: params.str('transaction_id') || params.str('state') || undefined,
     type: params.str('type'),
     otponly: params.bool('otponly'),
+    exception: params.bool('exception'),
     apiKey: { authorization: authorizationOf(headers) },
   };
 }

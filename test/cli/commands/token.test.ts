@@ -179,6 +179,24 @@ describe.each(testDialects())('authsrv token and validate check on %s', (dialect
     expect(await token('Q3')).toBeUndefined();
   });
 
+  it('enrolls an e-mail token with --email or --dynamic-email', async () => {
+    const init = (...words: string[]) => c.run(['token', 'init', '--type', 'email', ...words, '--json']);
+    expect((await init('--serial', 'E1', '--email', 'alice@example.com')).code).toBe(0);
+    expect((await init('--serial', 'E2', '--dynamic-email')).code).toBe(0);
+    expect(expectOneLineError(await init('--serial', 'E3'))).toBe("authsrv: Missing parameter: 'email'");
+    const info = await ctx.store.db
+      .selectFrom('tokeninfo')
+      .innerJoin('token', 'token.id', 'tokeninfo.token_id')
+      .select(['token.serial', 'tokeninfo.key', 'tokeninfo.value'])
+      .where('tokeninfo.key', 'in', ['email', 'dynamic_email'])
+      .orderBy('token.serial')
+      .execute();
+    expect(info).toEqual([
+      { serial: 'E1', key: 'email', value: 'alice@example.com' },
+      { serial: 'E2', key: 'dynamic_email', value: 'True' },
+    ]);
+  });
+
   it("audits an enrollment's token type: the token's own, the type asked for when it fails", async () => {
     const init = (...words: string[]) => c.run(['token', 'init', ...words]);
     expect((await init('--type', 'TOTP', '--serial', 'T1', '--genkey')).code).toBe(0);
