@@ -20,6 +20,7 @@ const BEHIND_CORE = [
   'src/machine-resolvers',
   'src/applications',
   'src/policy',
+  'src/gateways',
 ];
 
 /** Every folder of src/ but the one named: for the folders at the bottom, which import none. */
@@ -36,6 +37,8 @@ const ALL_FOLDERS = [
   'src/store',
   'src/config',
   'src/files',
+  'src/gateways',
+  'src/radius-packet',
 ];
 const allBut = (folder: string) => ALL_FOLDERS.filter((f) => f !== folder);
 
@@ -56,6 +59,10 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/config': ['src/core', 'src/cli', 'src/http'],
   // The rule for files that settings name: every layer uses it, it uses none.
   'src/files': allBut('src/files'),
+  // Gateways (SMTP, SMS, the RADIUS client) are plug-ins behind core.
+  'src/gateways': ['src/core', 'src/cli', 'src/http'],
+  // RADIUS packets: the RADIUS client of the gateways and a RADIUS server front end share them.
+  'src/radius-packet': allBut('src/radius-packet'),
 };
 
 /**
