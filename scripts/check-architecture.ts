@@ -75,7 +75,7 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['directory'],
   ['access', 'resolver', 'throttle', 'machineresolver'],
   ['realm', 'user', 'audit', 'token'],
-  ['serviceid'],
+  ['serviceid', 'radiusserver'],
   ['machine'],
   ['validate'],
   ['auth'],

@@ -276,6 +276,22 @@ export interface MachineTokenOptionTable {
   value: string;
 }
 
+/** A RADIUS server definition (/radiusserver/, reference 8.4). */
+export interface RadiusServerTable {
+  id: Generated<number>;
+  identifier: string;
+  /** Host name or address. */
+  server: string;
+  port: number;
+  /** The shared secret, sealed by the security module. */
+  secret: string;
+  description: string;
+  /** Seconds to wait for an answer to each try. */
+  timeout: number;
+  /** Retransmissions after the first try. */
+  retries: number;
+}
+
 export interface Database {
   admin: AdminTable;
   login_failure: LoginFailureTable;
@@ -301,4 +317,5 @@ export interface Database {
   machineresolver: MachineResolverTable;
   machinetoken: MachineTokenTable;
   machinetoken_option: MachineTokenOptionTable;
+  radiusserver: RadiusServerTable;
 }

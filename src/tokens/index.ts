@@ -3,12 +3,17 @@ export { type Eyes, missingEyes, newEyes, parseEyes, requirementsOf, separatorOf
 export { isHashlib } from './oath.ts';
 export { defaultTokenType, findTokenType, lostTokenType, tokenTypes } from './registry.ts';
 export {
+  type ChallengeSpec,
   type Enrollment,
   type OtpMatch,
   type TokenFileEntry,
   type TokenState,
   TokenType,
   type TypeSettings,
+  type UpstreamAnswer,
+  type UpstreamCheck,
+  type UpstreamRequest,
+  type UpstreamResult,
 } from './token-type.ts';
 export { planTwoStep } from './two-step.ts';
 export { modhexToHex } from './yubikey.ts';

@@ -11,6 +11,7 @@ import { MotpType } from './motp.ts';
 import { PaperType } from './paper.ts';
 import { PwType, RegistrationType } from './password-type.ts';
 import { QuestionType } from './question.ts';
+import { RadiusType } from './radius.ts';
 import { SpassType } from './spass.ts';
 import { SshkeyType } from './sshkey.ts';
 import { TanType } from './tan.ts';
@@ -34,6 +35,7 @@ const TYPES: readonly TokenType[] = [
   new TanType(),
   new IndexedSecretType(),
   new FourEyesType(),
+  new RadiusType(),
 ];
 
 /** privacyIDEA's aliases: `hmac` is hotp. */

@@ -1,7 +1,7 @@
 // The challenges of an answer (reference 4.3): creation for a list of tokens, the detail with its
 // lists and legacy top-level fields, and the authentication policies that shape it
 // (challenge_text, preferred_client_mode, challenge_text_header/footer).
-import type { TokenType } from '../../tokens/index.ts';
+import type { ChallengeSpec, TokenType } from '../../tokens/index.ts';
 import type { Runtime } from '../context.ts';
 import { type LoadedToken, tokenState } from '../token/index.ts';
 import { createChallenge, newTransactionId } from './challenge-store.ts';
@@ -28,22 +28,28 @@ export interface NextRound {
   previous: string;
 }
 
-/** Creates one challenge per token, all in one new transaction (or the one `next` continues). */
+/**
+ * Creates one challenge per token, all in one new transaction (or the one `next` continues).
+ * `asked` holds, by serial, the challenges upstream servers asked (radius), taken as they are.
+ */
 export async function createChallenges(
   rt: Runtime,
   tokens: readonly LoadedToken[],
   pol: RequestPolicies,
   next?: NextRound,
+  asked?: ReadonlyMap<string, ChallengeSpec>,
 ): Promise<ChallengeEntry[]> {
   const tid = next?.transactionId ?? newTransactionId(rt.random);
   const out: ChallengeEntry[] = [];
   for (const t of tokens) {
     // The type may ask something of its own (a question, positions of a secret) and remember it.
-    const spec = t.type.challenge(tokenState(rt, t), {
-      policy: (a) => pol.value('authentication', a, true),
-      previous: next?.previous,
-      random: rt.random,
-    });
+    const spec =
+      asked?.get(t.row.serial) ??
+      t.type.challenge(tokenState(rt, t), {
+        policy: (a) => pol.value('authentication', a, true),
+        previous: next?.previous,
+        random: rt.random,
+      });
     await createChallenge(rt, {
       transactionId: tid,
       serial: t.row.serial,

@@ -66,7 +66,10 @@ async function askChallenges(group: Group<'requesting'>, round: Round): Promise<
   if (o.pol.isSet('authentication', 'increase_failcounter_on_challenge')) {
     for (const t of tokens) await incFailcount(rt, t, round.now);
   }
-  const entries = await createChallenges(rt, tokens, o.pol);
+  const asked = new Map(
+    group.flatMap((x) => (x.challenge ? [[x.token.row.serial, x.challenge] as const] : [])),
+  );
+  const entries = await createChallenges(rt, tokens, o.pol, undefined, asked);
   return { value: false, detail: challengeDetail(entries), token: tokens.at(-1) };
 }
 

@@ -1,6 +1,7 @@
 // /system (reference 8.1, spec "System endpoints"): the system configuration, token defaults,
 // random keys, the security module, GnuPG keys and the configuration documentation.
 import { documentation } from '../../core/documentation/index.ts';
+import { radiusServerNames } from '../../core/radiusserver/index.ts';
 import {
   type ConfigEntry,
   deleteConfig,
@@ -26,6 +27,7 @@ export function systemRoutes(r: RouteTable): void {
   r.add('post', '/system/setConfig', adminRoute('configwrite'), set);
   r.add('post', '/system/setDefault', adminRoute('configwrite'), setDefault);
   r.add('get', '/system/', anyRoleRoute({ admin: 'configread' }), list);
+  r.add('get', '/system/names/radius', anyRoleRoute('enrollRADIUS'), radiusNames);
   r.add('get', '/system/:key', anyRoleRoute({ admin: 'configread' }), get);
   r.add('delete', '/system/:key', adminRoute('configdelete'), remove);
 }
@@ -60,6 +62,9 @@ const setDefault: Handler = async ({ params, context, audit }) => {
 };
 
 const list: Handler = async ({ context }) => ({ value: await listConfig(context()) });
+
+/** GET /system/names/radius: the identifiers of the RADIUS server definitions (for enrollment). */
+const radiusNames: Handler = async ({ rt }) => ({ value: await radiusServerNames(rt) });
 
 const get: Handler = async ({ params, context }) => ({
   value: await getConfigValue(context(), params.required('key')),
