@@ -1,7 +1,7 @@
 // FreeRADIUS from Debian as the upstream RADIUS server of a test: its own configuration directory
 // (a minimal radiusd.conf, one client, a users file), on a free UDP port of 127.0.0.1, in the
 // foreground, stopped by stop(). The users:
-//  - alice / RADIUS_ALICE_PASSWORD: Access-Accept with a Reply-Message;
+//  - alice / RADIUS_ALICE_PASSWORD: Access-Accept with a Reply-Message; carol likewise;
 //  - chal / RADIUS_CHAL_FIRST: Access-Challenge with State and a Reply-Message; the answer
 //    RADIUS_CHAL_SECOND with that State: Access-Accept;
 //  - anyone else, or a wrong password: Access-Reject.
@@ -15,6 +15,8 @@ import { join } from 'node:path';
 export const FREERADIUS = '/usr/sbin/freeradius';
 export const RADIUS_SECRET = 'radius-test-secret';
 export const RADIUS_ALICE_PASSWORD = 'alice-otp-123456';
+/** carol's password: a PIN and the HOTP value of RFC 4226's key at counter 1 (passthru_assign). */
+export const RADIUS_CAROL_PASSWORD = 'carolpin287082';
 export const RADIUS_CHAL_FIRST = 'first-1234';
 export const RADIUS_CHAL_SECOND = '987654';
 export const RADIUS_CHAL_MESSAGE = 'Enter the second code';
@@ -127,6 +129,8 @@ server default {
 
 const USERS = `alice Cleartext-Password := "${RADIUS_ALICE_PASSWORD}"
       Reply-Message := "Hello alice"
+
+carol Cleartext-Password := "${RADIUS_CAROL_PASSWORD}"
 
 chal  State == 0x${RADIUS_CHAL_STATE}, User-Password == "${RADIUS_CHAL_SECOND}", Auth-Type := Accept
       Reply-Message := "Welcome"
