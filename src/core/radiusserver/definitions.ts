@@ -15,8 +15,8 @@ import { CENSORED } from '../system/index.ts';
 export const DEFAULTS = { port: 1812, timeout: 5, retries: 3 } as const;
 /** The longest secret, in octets of UTF-8 (ERR2234 beyond). */
 export const MAX_SECRET_OCTETS = 255;
-const MAX_TIMEOUT = 60;
-const MAX_RETRIES = 10;
+const MAX_TIMEOUT = 30;
+const MAX_RETRIES = 5;
 
 /** A definition with its secret in clear, as the RADIUS client needs it. */
 export interface RadiusServer {
