@@ -16,6 +16,7 @@ import {
   RADIUS_CHAL_MESSAGE,
   RADIUS_CHAL_SECOND,
   RADIUS_CHAL_STATE,
+  RADIUS_MULTI_STEPS,
   RADIUS_SECRET,
   startFreeRadius,
 } from '../helpers/freeradius.ts';
@@ -42,7 +43,13 @@ describe.each(testDialects())('radius tokens and passthru on %s', (dialect) => {
     dialect,
     {
       realms: {
-        r1: [pwUser('alice', 1001), pwUser('chal', 1002), pwUser('carol', 1003), pwUser('bob', 1004)],
+        r1: [
+          pwUser('alice', 1001),
+          pwUser('chal', 1002),
+          pwUser('carol', 1003),
+          pwUser('bob', 1004),
+          pwUser('multi', 1005),
+        ],
       },
       reset: ['policies', 'tokens'],
     },
@@ -136,6 +143,36 @@ describe.each(testDialects())('radius tokens and passthru on %s', (dialect) => {
     expect(r.json.detail.message).toBe('Found matching challenge');
     r = await check({ user: 'chal', pass: RADIUS_CHAL_SECOND, transaction_id: detail.transaction_id });
     expect(r.json.result.value).toBe(false);
+  });
+
+  it('continues the transaction when the server answers a challenge with another challenge', async () => {
+    await radiusToken('RAD6', 'multi');
+    const first = await check({ user: 'multi', pass: RADIUS_MULTI_STEPS[0] });
+    const tid = first.json.detail.transaction_id;
+    expect(first.json.detail.message).toBe('Step 2');
+    const second = await check({ user: 'multi', pass: RADIUS_MULTI_STEPS[1], transaction_id: tid });
+    expect(second.json.result).toMatchObject({ value: false, authentication: 'CHALLENGE' });
+    expect(second.json.detail).toMatchObject({ message: 'Step 3', transaction_id: tid });
+    const third = await check({ user: 'multi', pass: RADIUS_MULTI_STEPS[2], transaction_id: tid });
+    expect(third.json.result).toMatchObject({ value: true, authentication: 'ACCEPT' });
+  });
+
+  it('with radius.local_checkpin, the PIN alone starts a challenge under challenge_response; its answer is forwarded', async () => {
+    await setPolicy(op, 'cr', { scope: 'authentication', action: 'challenge_response=radius', realm: 'r1' });
+    await radiusToken('RAD7', 'alice', {
+      pin: 'alicepin',
+      otplen: String(RADIUS_ALICE_PASSWORD.length),
+      'radius.local_checkpin': '1',
+    });
+    const first = await check({ user: 'alice', pass: 'alicepin' });
+    expect(first.json.result.authentication).toBe('CHALLENGE');
+    expect(first.json.detail.message).toBe('Enter your RADIUS tokencode:');
+    const r = await check({
+      user: 'alice',
+      pass: RADIUS_ALICE_PASSWORD,
+      transaction_id: first.json.detail.transaction_id,
+    });
+    expect(r.json.result).toMatchObject({ value: true, authentication: 'ACCEPT' });
   });
 
   it('refuses, without an error, when the RADIUS server cannot be reached', async () => {

@@ -4,6 +4,7 @@
 //  - alice / RADIUS_ALICE_PASSWORD: Access-Accept with a Reply-Message; carol likewise;
 //  - chal / RADIUS_CHAL_FIRST: Access-Challenge with State and a Reply-Message; the answer
 //    RADIUS_CHAL_SECOND with that State: Access-Accept;
+//  - multi: RADIUS_MULTI_STEPS, two Access-Challenges in a row, then Access-Accept;
 //  - anyone else, or a wrong password: Access-Reject.
 // The client must send Message-Authenticator (require_message_authenticator = yes).
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -20,6 +21,10 @@ export const RADIUS_CAROL_PASSWORD = 'carolpin287082';
 export const RADIUS_CHAL_FIRST = 'first-1234';
 export const RADIUS_CHAL_SECOND = '987654';
 export const RADIUS_CHAL_MESSAGE = 'Enter the second code';
+/** multi: three steps, two challenges (States MULTI_STATE_1, MULTI_STATE_2), then Access-Accept. */
+export const RADIUS_MULTI_STEPS = ['step-one', 'step-two', 'step-three'] as const;
+const MULTI_STATE_1 = '6d756c74692d31';
+const MULTI_STATE_2 = '6d756c74692d32';
 /** The State FreeRADIUS sends with its challenge (hex). */
 export const RADIUS_CHAL_STATE = '73746174652d31';
 
@@ -134,6 +139,14 @@ carol Cleartext-Password := "${RADIUS_CAROL_PASSWORD}"
 
 chal  State == 0x${RADIUS_CHAL_STATE}, User-Password == "${RADIUS_CHAL_SECOND}", Auth-Type := Accept
       Reply-Message := "Welcome"
+
+multi State == 0x${MULTI_STATE_2}, User-Password == "${RADIUS_MULTI_STEPS[2]}", Auth-Type := Accept
+
+multi State == 0x${MULTI_STATE_1}, User-Password == "${RADIUS_MULTI_STEPS[1]}", Response-Packet-Type := Access-Challenge, Auth-Type := Accept
+      State := 0x${MULTI_STATE_2}, Reply-Message := "Step 3"
+
+multi User-Password == "${RADIUS_MULTI_STEPS[0]}", Response-Packet-Type := Access-Challenge, Auth-Type := Accept
+      State := 0x${MULTI_STATE_1}, Reply-Message := "Step 2"
 
 chal  User-Password == "${RADIUS_CHAL_FIRST}", Response-Packet-Type := Access-Challenge, Auth-Type := Accept
       State := 0x${RADIUS_CHAL_STATE}, Reply-Message := "${RADIUS_CHAL_MESSAGE}"
