@@ -3,6 +3,7 @@
 // an upstream Access-Challenge answered through its State with the transaction_id, the serial
 // path, a dead server (a refusal, never an HTTP 500), enrollment errors; passthru=<identifier>
 // for users without tokens, and passthru_assign giving such a user an unassigned HOTP token.
+import { createSocket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
 import { setPolicy } from '../../src/core/policy/index.ts';
@@ -180,6 +181,46 @@ describe.each(testDialects())('radius tokens and passthru on %s', (dialect) => {
     const r = await check({ user: 'alice', pass: RADIUS_ALICE_PASSWORD });
     expect(r.status).toBe(200);
     expect(r.json.result).toMatchObject({ status: true, value: false });
+  });
+
+  it('a RADIUS server that never answers delays only the logins waiting for it', async () => {
+    // A peer that receives Access-Requests and never answers.
+    const silent = createSocket('udp4');
+    let received = 0;
+    const arrived = new Promise<void>((resolve) =>
+      silent.on('message', () => {
+        received++;
+        resolve();
+      }),
+    );
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+    try {
+      const port = String(silent.address().port);
+      ok(
+        await s.call(
+          'POST',
+          '/radiusserver/silent',
+          { server: '127.0.0.1', port, secret: 's', timeout: '3', retries: '0' },
+          admin,
+        ),
+      );
+      await radiusToken('RAD8', 'alice', { 'radius.identifier': 'silent' });
+      await initOk(s, { type: 'spass', serial: 'SP1', user: 'bob', realm: 'r1', pin: 'bobpass' }, admin);
+      let waitingDone = false;
+      const waiting = check({ user: 'alice', pass: 'x' }).then((r) => {
+        waitingDone = true;
+        return r;
+      });
+      await arrived;
+      // While alice's login waits for the silent server, bob's is answered.
+      expect((await check({ user: 'bob', pass: 'bobpass' })).json.result.value).toBe(true);
+      expect(waitingDone).toBe(false);
+      expect((await waiting).json.result).toMatchObject({ status: true, value: false });
+      expect(received).toBe(1);
+    } finally {
+      silent.close();
+      ok(await s.call('DELETE', '/radiusserver/silent', {}, admin));
+    }
   });
 
   it('refuses an enrollment without radius.identifier, or with the legacy server settings', async () => {
