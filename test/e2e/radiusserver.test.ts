@@ -117,12 +117,26 @@ describe.each(testDialects())('RADIUS servers on %s', (dialect) => {
     );
     expect(ok(test)).toBe(true);
     expect(test.json.detail.description).toBe('Access-Accept (Reply-Message: Hello alice)');
+    // A test that sends the stored secret elsewhere is refused before anything is sent.
+    expectServiceError(
+      await s.call(
+        'POST',
+        '/radiusserver/test_request',
+        { identifier: 'fr', server: 'localhost', username: 'alice', password: 'x' },
+        admin,
+      ),
+      905,
+      /secret must be given again: server differs/,
+    );
     // Seven definitions posted, two of them refused.
     expect((await auditRows('POST /radiusserver/<identifier>')).map((r) => r.success)).toEqual([
       1, 1, 0, 1, 1, 0, 1,
     ]);
     expect(await auditRows('DELETE /radiusserver/<identifier>')).toEqual([{ success: 1, info: 'other' }]);
-    expect(await auditRows('POST /radiusserver/test_request')).toEqual([{ success: 1, info: 'fr' }]);
+    expect(await auditRows('POST /radiusserver/test_request')).toEqual([
+      { success: 1, info: 'fr' },
+      { success: 0, info: 'fr' },
+    ]);
   });
 
   it('refuses bad input and unknown definitions with a clear error, writing nothing', async () => {

@@ -37,6 +37,7 @@ const ALL_MIGRATIONS = [
   '0010_login_failure',
   '0011_machines',
   '0012_machine_tokens',
+  '0016_radiusservers',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -68,6 +69,7 @@ const TABLES = [
   'machineresolver',
   'machinetoken',
   'machinetoken_option',
+  'radiusserver',
 ];
 const silent = pino({ level: 'silent' });
 
@@ -208,6 +210,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0010_login_failure',
       '0011_machines',
       '0012_machine_tokens',
+      '0016_radiusservers',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },
