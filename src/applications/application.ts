@@ -22,6 +22,8 @@ export interface AttachedToken {
   username: string | undefined;
   /** The options of the attachment (ssh: user, service_id). */
   options: Readonly<Record<string, string>>;
+  /** The untruncated HMAC of a challenge with the token's key; undefined for a type without one. */
+  hmacResponse(challenge: Buffer): Buffer | undefined;
 }
 
 /** What the request asks for: `user`, `service_id`, `challenge` … (absent ones undefined). */
@@ -72,6 +74,8 @@ export interface MachineApplication {
   lookup(filter: ItemFilter): ItemLookup;
   /** The authentication item of one attached token, or undefined when it gives none for the filter. */
   authItem(token: AttachedToken, filter: ItemFilter): Record<string, unknown> | undefined;
+  /** The options an attachment works with, absent ones at their defaults; absent: as stored. */
+  effectiveOptions?(options: Readonly<Record<string, string>>): Record<string, string | number>;
   /** Refuses a bad value of one of its options (attaching, setting options); absent: any value. */
   checkOption?(name: string, value: string): void;
   /**

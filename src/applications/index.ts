@@ -1,4 +1,4 @@
-// The machine applications (ssh, offline; luks to come): one interface (application.ts), one
+// The machine applications (ssh, offline, luks): one interface (application.ts), one
 // registry, one file per application. Core attaches tokens for them and asks them for the
 // authentication items of the attached tokens.
 export type {

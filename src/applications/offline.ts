@@ -101,6 +101,10 @@ export const offlineApplication: MachineApplication = {
     return undefined;
   },
 
+  effectiveOptions(options: Readonly<Record<string, string>>) {
+    return { ...options, ...offlineOptions(options) };
+  },
+
   checkOption(name: string, value: string) {
     if ((name === 'count' || name === 'rounds') && value !== '') intOption(name, value);
   },

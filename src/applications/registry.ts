@@ -1,10 +1,11 @@
 // Every machine application authsrv knows, by its API name.
 import { ParameterError } from '../errors.ts';
 import type { MachineApplication } from './application.ts';
+import { luksApplication } from './luks.ts';
 import { offlineApplication } from './offline.ts';
 import { sshApplication } from './ssh.ts';
 
-const APPLICATIONS: readonly MachineApplication[] = [sshApplication, offlineApplication];
+const APPLICATIONS: readonly MachineApplication[] = [sshApplication, offlineApplication, luksApplication];
 
 /** The names of the applications, in the order they are listed. */
 export function applicationNames(): string[] {

@@ -209,7 +209,7 @@ function settingsOf(
 }
 
 /** Secret values: a hidden prompt each on a terminal, or one line each from stdin with --password-stdin. */
-async function readSecrets(keys: string[], fromStdin: boolean): Promise<Record<string, string>> {
+export async function readSecrets(keys: string[], fromStdin: boolean): Promise<Record<string, string>> {
   if (keys.length === 0) return {};
   return fromStdin ? secretsFromStdin(keys) : secretsFromPrompts(keys);
 }

@@ -32,6 +32,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'security.gnupg_home', kind: 'string', default: '' },
   { key: 'files.allowed_dirs', kind: 'list', default: ['/etc/authsrv'] },
   { key: 'files.max_bytes', kind: 'int', default: 10_485_760, min: 1024, max: 1_073_741_824 },
+  { key: 'sms.scripts_dir', kind: 'string', default: '/etc/authsrv/sms-scripts' },
   { key: 'audit.max_age', kind: 'duration', default: '' },
   { key: 'audit.max_rows', kind: 'int', default: 0, min: 0, max: Number.MAX_SAFE_INTEGER },
   { key: 'throttle.enabled', kind: 'bool', default: true },
@@ -80,6 +81,8 @@ export interface Config {
     /** The largest such file read whole (a passwd file, a CA file), in bytes. */
     maxBytes: number;
   };
+  /** SMS gateways (src/core/smsgateway): the only directory whose executables the script provider runs. */
+  sms: { scriptsDir: string };
   audit: { maxAgeSeconds: number; maxRows: number };
   /** Brute-force throttling of /auth and the /validate checks (src/core/throttle/); durations in seconds. */
   throttle: {
@@ -130,6 +133,7 @@ export function toConfig(v: FlatValues, sourceFile: string | undefined): Config 
       gnupgHome: s('security.gnupg_home'),
     },
     files: { allowedDirs: v['files.allowed_dirs'] as string[], maxBytes: n('files.max_bytes') },
+    sms: { scriptsDir: s('sms.scripts_dir') },
     audit: { maxAgeSeconds: n('audit.max_age'), maxRows: n('audit.max_rows') },
     throttle: {
       enabled: v['throttle.enabled'] as boolean,

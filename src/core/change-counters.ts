@@ -1,7 +1,8 @@
 // The change counters in `meta` that let every node keep the policies, the system configuration,
-// the realm directory and the sessions' validity in memory: each write of the `policy` or `config`
-// table, of the realm tables (`realm`, `realm_resolver`, `resolver`), or of the session tables
-// (`admin`, `session_revocation`), moves its counter in the same transaction, and a
+// the realm directory, the sessions' validity and which tokens are attached to machines in memory:
+// each write of the `policy` or `config` table, of the realm tables (`realm`, `realm_resolver`,
+// `resolver`), of the session tables (`admin`, `session_revocation`), or of the `machinetoken`
+// rows (attaching, detaching, deleting a token), moves its counter in the same transaction, and a
 // node reloads what it caches only when the counter it reads has moved (on this node or on any
 // other sharing the database). All counters are read with one statement, and concurrent callers
 // share the read in flight.
@@ -15,12 +16,15 @@ export const CONFIG_VERSION_ROW = 'config_version';
 export const REALM_VERSION_ROW = 'realm_version';
 /** The counter of the tables `admin` and `session_revocation` (its row is created by the first write). */
 export const SESSION_VERSION_ROW = 'session_version';
+/** The counter of the `machinetoken` rows (its row is created by the first write). */
+export const MACHINETOKEN_VERSION_ROW = 'machinetoken_version';
 
 export interface Counters {
   policy: number;
   config: number;
   realm: number;
   session: number;
+  machinetoken: number;
 }
 
 /**
@@ -53,7 +57,13 @@ function parse(value: string | undefined): number {
   return value === undefined ? 0 : Number.parseInt(value, 10) || 0;
 }
 
-const COUNTER_ROWS = [POLICY_VERSION_ROW, CONFIG_VERSION_ROW, REALM_VERSION_ROW, SESSION_VERSION_ROW];
+const COUNTER_ROWS = [
+  POLICY_VERSION_ROW,
+  CONFIG_VERSION_ROW,
+  REALM_VERSION_ROW,
+  SESSION_VERSION_ROW,
+  MACHINETOKEN_VERSION_ROW,
+];
 const counterRows = prepared((db, v: { names: string[] }) =>
   db.selectFrom('meta').select(['name', 'value']).where('name', 'in', v.names),
 );
@@ -75,6 +85,7 @@ export function readCounters(store: Store): Promise<Counters> {
       config: parse(value(CONFIG_VERSION_ROW)),
       realm: parse(value(REALM_VERSION_ROW)),
       session: parse(value(SESSION_VERSION_ROW)),
+      machinetoken: parse(value(MACHINETOKEN_VERSION_ROW)),
     };
     if (st.generation === generation) st.latest = { at, counters };
     return counters;
@@ -114,7 +125,11 @@ export function forgetCounters(store: Store): void {
  * otherwise. Concurrent writers on several nodes serialise on the row; neither an increment nor
  * the race of two first inserts is lost.
  */
-export async function bumpCounter(trx: Transaction<Database>, store: Store, name: string): Promise<void> {
+export async function bumpCounter(
+  trx: Transaction<Database>,
+  store: Pick<Store, 'dialect'>,
+  name: string,
+): Promise<void> {
   const value = sql.ref('meta.value');
   if (store.dialect === 'mysql') {
     await trx
@@ -136,7 +151,8 @@ export async function bumpCounter(trx: Transaction<Database>, store: Store, name
 
 /**
  * A value kept per database and rebuilt only when its counter moved: the compiled policies, the
- * configuration snapshot, the realm directory, the sessions' validity. Concurrent callers share one load; a load that began before a local
+ * configuration snapshot, the realm directory, the sessions' validity, the tokens attached for an
+ * application that issues items. Concurrent callers share one load; a load that began before a local
  * write (forget) is neither handed to later callers nor kept.
  */
 export class CountedCache<T> {

@@ -18,3 +18,4 @@ export type {
   TokenTable,
 } from './schema.ts';
 export { isTransientConflict, runTransaction } from './transaction.ts';
+export { isUniqueViolation } from './unique-violation.ts';

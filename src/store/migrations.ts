@@ -408,6 +408,76 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // A token is attached to one machine once per application, also when two requests attach it at
+  // the same moment: a unique index behind the check of attachToken. Attachments to no machine
+  // (machineresolver_id and machine_id null) stay repeatable, as they must (ssh: one per service
+  // ID, told apart by their options): every dialect counts NULLs in a unique index as distinct.
+  // Duplicates that concurrent attaches left before are removed first, the earliest kept.
+  '0013_machinetoken_unique': {
+    async up(db) {
+      type Mt = {
+        id: number;
+        token_id: number;
+        machineresolver_id: number | null;
+        machine_id: string | null;
+        application: string;
+      };
+      const k = db as Kysely<{ machinetoken: Mt; machinetoken_option: { machinetoken_id: number } }>;
+      const later = await k
+        .selectFrom('machinetoken as m')
+        .select('m.id')
+        .where('m.machine_id', 'is not', null)
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('machinetoken as o')
+              .select('o.id')
+              .whereRef('o.token_id', '=', 'm.token_id')
+              .whereRef('o.application', '=', 'm.application')
+              .whereRef('o.machineresolver_id', '=', 'm.machineresolver_id')
+              .whereRef('o.machine_id', '=', 'm.machine_id')
+              .whereRef('o.id', '<', 'm.id'),
+          ),
+        )
+        .execute();
+      // Selected first, deleted by id: MariaDB deletes from no table its own subquery reads.
+      const ids = later.map((r) => r.id);
+      if (ids.length > 0) {
+        await k.deleteFrom('machinetoken_option').where('machinetoken_id', 'in', ids).execute();
+        await k.deleteFrom('machinetoken').where('id', 'in', ids).execute();
+      }
+      await db.schema
+        .createIndex('machinetoken_unique')
+        .on('machinetoken')
+        .columns(['token_id', 'application', 'machineresolver_id', 'machine_id'])
+        .unique()
+        .execute();
+    },
+  },
+  // SMS gateways (issue 19, /smsgateway/, reference 8.2): a named provider module with its options
+  // and headers, one row each; `sealed` marks a value encrypted by the security module (keys
+  // holding PASSWORD or SECRET).
+  '0015_smsgateways': {
+    async up(db, dialect) {
+      const id = (t: ReturnType<typeof createTable>) =>
+        t.addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        );
+      await id(createTable(db, dialect, 'smsgateway'))
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('providermodule', 'varchar(255)', (c) => c.notNull())
+        .addColumn('description', 'varchar(2000)', (c) => c.notNull())
+        .addColumn('updated_at', 'varchar(32)', (c) => c.notNull())
+        .execute();
+      await id(createTable(db, dialect, 'smsgateway_option'))
+        .addColumn('gateway_id', 'integer', (c) => c.notNull())
+        .addColumn('type', 'varchar(16)', (c) => c.notNull())
+        .addColumn('key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('sealed', 'integer', (c) => c.notNull())
+        .addUniqueConstraint('smsgateway_option_key', ['gateway_id', 'type', 'key'])
+        .execute();
+    },
+  },
   // RADIUS server definitions (issue 19, /radiusserver/, reference 8.4); the secret sealed by the
   // security module.
   '0016_radiusservers': {

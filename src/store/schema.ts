@@ -276,6 +276,25 @@ export interface MachineTokenOptionTable {
   value: string;
 }
 
+/** An SMS gateway definition (/smsgateway/, reference 8.2): a provider module with options and headers. */
+export interface SmsGatewayTable {
+  id: Generated<number>;
+  name: string;
+  providermodule: string;
+  description: string;
+  updated_at: string;
+}
+
+/** An option (`type` option) or header (`type` header) of an SMS gateway; sealed values are encrypted. */
+export interface SmsGatewayOptionTable {
+  id: Generated<number>;
+  gateway_id: number;
+  type: string;
+  key: string;
+  value: string;
+  sealed: number;
+}
+
 /** A RADIUS server definition (/radiusserver/, reference 8.4). */
 export interface RadiusServerTable {
   id: Generated<number>;
@@ -317,5 +336,7 @@ export interface Database {
   machineresolver: MachineResolverTable;
   machinetoken: MachineTokenTable;
   machinetoken_option: MachineTokenOptionTable;
+  smsgateway: SmsGatewayTable;
+  smsgateway_option: SmsGatewayOptionTable;
   radiusserver: RadiusServerTable;
 }

@@ -1,7 +1,7 @@
 // What HOTP and TOTP share (reference 3.3): the seed (otpkey hex, Base32 with checksum, or
 // generated), otplen 6/8, hashlib, and the enrollment detail with the seed, the otpauth:// URI of
 // authenticator apps and the oathtoken URL, each with a QR code as a PNG data URI.
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { ParameterError } from '../errors.ts';
 import type { ActionDef, ScopedActions } from '../policy/index.ts';
 import { base32Decode, base32Encode } from './base32.ts';
@@ -165,6 +165,11 @@ export abstract class OathTokenType extends TokenType {
       ['serial', req.serial],
     );
     return `otpauth://${this.type}/${label}?${query.map(([k, v]) => `${k}=${k === 'issuer' ? pyQuote(v) : encodeURIComponent(v)}`).join('&')}`;
+  }
+
+  /** HMAC of the challenge with the seed and the token's hash algorithm, not truncated. */
+  override hmacResponse(token: TokenState, challenge: Buffer): Buffer {
+    return createHmac(hashlibOf(token), token.key()).update(challenge).digest();
   }
 
   /** The value of a counter for this token. */

@@ -277,6 +277,15 @@ export abstract class TokenType {
     return undefined;
   }
 
+  /**
+   * The untruncated HMAC of a challenge with the token's key (the luks application: a YubiKey's
+   * challenge-response slot answers the same); undefined for a type without an HMAC key. Default:
+   * none.
+   */
+  hmacResponse(_token: TokenState, _challenge: Buffer): Buffer | undefined {
+    return undefined;
+  }
+
   /** The OTP the token gave last, for privacyIDEA's "previous otp used again" message. */
   previousOtp(_token: TokenState, _now: Date): string | undefined {
     return undefined;

@@ -18,6 +18,7 @@ const token = (over: Partial<IssuingToken> = {}): IssuingToken => ({
   options: { count: '3', rounds: '4' },
   counter: 10,
   counterValues: (from, n) => Array.from({ length: n }, (_, i) => `v${from + i}`),
+  hmacResponse: () => undefined,
   pin: 'pin',
   otp: '',
   prependPin: true,

@@ -4,10 +4,11 @@ import { applicationNames, machineApplication } from '../../src/applications/ind
 
 describe('machine application registry', () => {
   it('finds an application by name and refuses an unknown one naming the known ones', () => {
-    expect(applicationNames()).toEqual(['ssh', 'offline']);
+    expect(applicationNames()).toEqual(['ssh', 'offline', 'luks']);
     expect(machineApplication('offline').name).toBe('offline');
     expect(machineApplication('ssh').name).toBe('ssh');
-    expect(() => machineApplication('SSH')).toThrow("Unknown application 'SSH': use ssh, offline");
-    expect(() => machineApplication('luks')).toThrow("Unknown application 'luks': use ssh, offline");
+    expect(machineApplication('luks').name).toBe('luks');
+    expect(() => machineApplication('SSH')).toThrow("Unknown application 'SSH': use ssh, offline, luks");
+    expect(() => machineApplication('vpn')).toThrow("Unknown application 'vpn': use ssh, offline, luks");
   });
 });

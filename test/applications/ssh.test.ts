@@ -11,6 +11,7 @@ const token = (over: Partial<AttachedToken> = {}): AttachedToken => ({
   info: { sshkey: 'ssh-ed25519 AAAA k' },
   username: 'alice',
   options: { user: 'root' },
+  hmacResponse: () => undefined,
   ...over,
 });
 

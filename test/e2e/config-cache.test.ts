@@ -89,9 +89,21 @@ describe.each(testDialects())('the configuration cache on %s', (dialect) => {
     await expect(deleteConfig(a.ctx, 'x.y')).rejects.toThrow(/does not exist/);
     await expect(setConfig(a.ctx, [{ key: 'DefaultOtpLen', value: '7' }])).rejects.toThrow();
     expect((await metaRow(a.rt, CONFIG_VERSION_ROW))?.value).toBe('4');
-    expect(await readCounters(b.store)).toEqual({ policy: 0, config: 4, realm: 0, session: 0 });
+    expect(await readCounters(b.store)).toEqual({
+      policy: 0,
+      config: 4,
+      realm: 0,
+      session: 0,
+      machinetoken: 0,
+    });
     await setPolicy(a.ctx, 'p1', { scope: 'admin', action: 'policyread' });
-    expect(await readCounters(b.store)).toEqual({ policy: 1, config: 4, realm: 0, session: 0 });
+    expect(await readCounters(b.store)).toEqual({
+      policy: 1,
+      config: 4,
+      realm: 0,
+      session: 0,
+      machinetoken: 0,
+    });
   });
 
   it('loses no increment when two nodes write at once, the first time included', async () => {

@@ -59,6 +59,14 @@ const NAMES = [
   'Table',
   'Map',
   'Editable',
+  'module',
+  'option.URL',
+  'option.PASSWORD',
+  'option.HTTP_METHOD',
+  'option.script',
+  'header.Authorization',
+  'gwid',
+  'identifier',
   'scope',
   'action',
   'name',
@@ -185,6 +193,10 @@ const MEANINGFUL = [
   'ldap',
   'fuzzmres',
   'fuzzservice',
+  'fuzzgw',
+  'http',
+  'script',
+  'privacyidea.lib.smsprovider.HttpSMSProvider.HttpSMSProvider',
   'FUZZ3',
   FUZZ_SSHKEY,
   'ssh',
@@ -730,6 +742,16 @@ describe('fuzzing every route (sqlite)', () => {
     await s.call('POST', '/token/init', { type: 'spass', serial: 'FUZZ2', pin: 'x' }, admin);
     await s.call('POST', '/tokengroup/fuzzgroup', { description: 'fuzz' }, admin);
     await s.call('POST', '/serviceid/fuzzservice', { description: 'fuzz' }, admin);
+    const gateway = {
+      name: 'fuzzgw',
+      module: 'http',
+      'option.URL': 'http://127.0.0.1:1/sms',
+      'option.HTTP_METHOD': 'GET',
+      'option.CHECK_SSL': 'yes',
+      'option.SEND_DATA_AS_JSON': 'no',
+      'option.PASSWORD': 'fuzzpw',
+    };
+    await s.call('POST', '/smsgateway', gateway, admin);
     const hosts = join(s.dataDir, 'hosts');
     writeFileSync(hosts, '10.0.0.1 fuzzhost fuzzhost.lab\n');
     await s.call('POST', '/machineresolver/fuzzmres', { type: 'hosts', filename: hosts }, admin);

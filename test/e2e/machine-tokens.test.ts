@@ -2,7 +2,8 @@
 // "Machine endpoints"): POST/DELETE/GET /machine/token, POST /machine/tokenoption and
 // GET /machine/authitem for ssh, on a hosts machine resolver; the errors, each changing nothing;
 // the rights; an audit row per request; a deleted token's attachments go with it; a service ID
-// or machine resolver in use is not deleted.
+// or machine resolver in use is not deleted; concurrent attaches of one token to one machine leave
+// one attachment, the others refused with the clear error.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -154,7 +155,7 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
       [
         { serial: 'SSH1', application: 'vpn', hostname: 'gw' },
         905,
-        "Unknown application 'vpn': use ssh, offline",
+        "Unknown application 'vpn': use ssh, offline, luks",
       ],
       [
         { serial: 'SPASS1', application: 'ssh', hostname: 'gw' },
@@ -221,6 +222,41 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
     expect(failed).toHaveLength(cases.length);
   });
 
+  it('attaches a token to a machine once when several requests attach it at the same moment', async () => {
+    await enroll('SSH1', ALICE_KEY);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call('POST', '/machine/token', { serial: 'SSH1', application: 'ssh', hostname: 'gw', user: `u${i}` }),
+      ),
+    );
+    const winners = answers.flatMap((r, i) => (r.status === 200 && r.json.result.status === true ? [i] : []));
+    expect(winners, answers.map((r) => r.text).join('\n')).toHaveLength(1);
+    for (const r of answers.filter((_, i) => i !== winners[0]))
+      expectServiceError(r, 905, 'The token SSH1 is already attached to machine 10.0.0.1 (lab) for ssh.');
+    const mtid = Number(answers[winners[0]!]!.json.result.value);
+    expect((await rows()).map((r) => Number(r.id))).toEqual([mtid]);
+    expect((await optionRows()).map((o) => [Number(o.machinetoken_id), o.key, o.value])).toEqual([
+      [mtid, 'user', `u${winners[0]}`],
+    ]);
+    // Attachments to no machine are not duplicates: each concurrent one is its own, with its own options.
+    const many = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call('POST', '/machine/token', {
+          serial: 'SSH1',
+          application: 'ssh',
+          service_id: 'mail',
+          user: `m${i}`,
+        }),
+      ),
+    );
+    const mtids = many.map((r) => Number(ok(r)));
+    expect(new Set(mtids).size).toBe(8);
+    const listed = await list({ serial: 'SSH1', service_id: 'mail' });
+    expect(listed).toHaveLength(8);
+    for (const [i, id] of mtids.entries())
+      expect(listed.find((r) => r.id === id)?.options).toEqual({ service_id: 'mail', user: `m${i}` });
+  });
+
   it('refuses detaching what is not attached', async () => {
     await enroll('SSH1', ALICE_KEY);
     await enroll('SSH2', BOB_KEY);
@@ -236,7 +272,7 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
     expectServiceError(
       await call('DELETE', '/machine/token/SSH1/10.0.0.1/lab/vpn'),
       905,
-      "Unknown application 'vpn': use ssh, offline",
+      "Unknown application 'vpn': use ssh, offline, luks",
     );
     expectServiceError(
       await call('DELETE', '/machine/token/NOPE/10.0.0.1/lab/ssh'),
@@ -369,6 +405,7 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
     expect(await items('/machine/authitem', { hostname: 'gw', user: 'admin' })).toEqual({
       ssh: [bob()],
       offline: [],
+      luks: [],
     });
     expect(await items('/machine/authitem/ssh', { hostname: 'gw', user: 'nobody' })).toEqual({ ssh: [] });
     expect(await items('/machine/authitem/ssh', { hostname: 'web1' })).toEqual({ ssh: [] });
@@ -380,7 +417,7 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
     expectServiceError(
       await call('GET', '/machine/authitem/vpn', { hostname: 'gw' }),
       905,
-      "Unknown application 'vpn': use ssh, offline",
+      "Unknown application 'vpn': use ssh, offline, luks",
     );
     const audit = await s.rt.store.db
       .selectFrom('audit')
@@ -388,6 +425,34 @@ describe.each(testDialects())('machine tokens on %s', (dialect) => {
       .where('action', 'like', 'GET /machine/authitem%')
       .execute();
     expect(audit).toHaveLength(9);
+  });
+
+  it('asks only the machine resolvers with attachments: an unreachable one without does not fail a lookup', async () => {
+    await enroll('SSH1', ALICE_KEY);
+    await attach({ serial: 'SSH1', application: 'ssh', hostname: 'gw', user: 'root' });
+    const down = {
+      type: 'ldap',
+      LDAPURI: 'ldap://127.0.0.1:1',
+      LDAPBASE: 'dc=example',
+      SEARCHFILTER: '(objectClass=ipHost)',
+      HOSTNAMEATTRIBUTE: 'cn',
+      IPATTRIBUTE: 'ipHostNumber',
+      TIMEOUT: '1',
+    };
+    ok(await call('POST', '/machineresolver/down', down));
+    try {
+      expectServiceError(
+        await call('GET', '/machine/'),
+        907,
+        /The machine resolver down cannot list its machines/,
+      );
+      expect(ok(await call('GET', '/machine/authitem/ssh', { hostname: 'gw' }))).toEqual({
+        ssh: [{ sshkey: ALICE_KEY, user: 'root', serial: 'SSH1' }],
+      });
+      expect(ok(await call('GET', '/machine/authitem/luks', { hostname: 'gw' }))).toEqual({ luks: [] });
+    } finally {
+      ok(await call('DELETE', '/machineresolver/down'));
+    }
   });
 
   it('deleting a token removes its attachments; a machine resolver in use is not deleted', async () => {

@@ -5,7 +5,7 @@
 // jwt.secret are copied (mode 0600) into the second node's data directory before that one starts.
 // Then: logins spread over both nodes, a challenge made on one is answered on the other, one OTP
 // value is accepted once across both under concurrent load, and a policy change on one applies on
-// the other at once.
+// the other at once, as does a token attached to or detached from a machine for offline.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -313,6 +313,42 @@ describe.each(DIALECTS)('two authsrv serve nodes on one %s database', (dialect) 
     ok(await call(b, 'POST', '/resolver/res1', { type: 'passwdresolver', Filename: more }, admin));
     expect(await logins(a)).toEqual(['alice', 'bob']);
     expect(await logins(b)).toEqual(['alice', 'bob']);
+  });
+
+  it('issues offline values on one node at once after an attachment on the other, and stops once detached', async () => {
+    ok(await call(a, 'POST', '/token/init', { type: 'hotp', serial: 'MULTI3', otpkey: KEY }, admin));
+    const count = 2;
+    let next = 0;
+    /** A successful check of MULTI3 on a node: the serials of the offline items it issued. */
+    const offline = async (node: string): Promise<string[]> => {
+      const r = await check(node, { serial: 'MULTI3', pass: hotp(KEY, next) });
+      expect(r.result.value, JSON.stringify(r)).toBe(true);
+      const items: { serial: string }[] = r.auth_items?.offline ?? [];
+      next += 1 + (items.length > 0 ? count : 0);
+      return items.map((i) => i.serial);
+    };
+    const attach = async (node: string) =>
+      ok(
+        await call(
+          node,
+          'POST',
+          '/machine/token',
+          { serial: 'MULTI3', application: 'offline', count: String(count), rounds: '10' },
+          admin,
+        ),
+      ) as number;
+    // Both nodes know the token is attached nowhere.
+    expect(await offline(a)).toEqual([]);
+    expect(await offline(b)).toEqual([]);
+    const mtid = await attach(a);
+    expect(await offline(b)).toEqual(['MULTI3']);
+    ok(await call(a, 'DELETE', `/machine/token/MULTI3/offline/${mtid}`, {}, admin));
+    expect(await offline(b)).toEqual([]);
+    await attach(b);
+    expect(await offline(a)).toEqual(['MULTI3']);
+    expect(await offline(b)).toEqual(['MULTI3']);
+    ok(await call(b, 'DELETE', '/token/MULTI3', {}, admin));
+    expect(ok(await call(a, 'GET', '/machine/token', {}, admin))).toEqual([]);
   });
 
   it('ends on both nodes the sessions of an administrator logged out, then deleted, with the CLI', async () => {

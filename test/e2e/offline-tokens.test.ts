@@ -3,7 +3,7 @@
 // $pbkdf2-sha512$ format — recomputed here with node:crypto's pbkdf2Sync, independently of the
 // server — advances its counter and stores a sealed refill token; POST /validate/offlinerefill
 // returns as many new values as were used and rotates the refill token; its refusals change
-// nothing; tokens not attached for offline get no auth_items.
+// nothing; tokens not attached for offline get no auth_items, nor a token once detached.
 import { pbkdf2Sync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testDialects } from '../helpers/dialects.ts';
@@ -165,6 +165,27 @@ describe.each(testDialects())('offline tokens on %s', (dialect) => {
     expect(radius.status).toBe(204);
     expect(Number((await tokenRow('OFF4')).count)).toBe(2);
     expect(await refillRow('OFF4')).toBeUndefined();
+  });
+
+  it('stops issuing once detached, refuses a refill then, and issues again once attached again', async () => {
+    await enroll('OFF9');
+    const mtid = await attach('OFF9', { count: '3', rounds: '5' });
+    const first = offlineItem(await check('OFF9', PIN + hotp(KEY, 0)));
+    expect(Number((await tokenRow('OFF9')).count)).toBe(4);
+    expect(ok(await call('DELETE', `/machine/token/OFF9/offline/${mtid}`))).toBe(1);
+    // The next login is checked online only: no items, one value spent.
+    const online = await check('OFF9', PIN + hotp(KEY, 4));
+    expect(online.json.result.value).toBe(true);
+    expect(online.json.auth_items).toBeUndefined();
+    expect(Number((await tokenRow('OFF9')).count)).toBe(5);
+    const refill = { serial: 'OFF9', refilltoken: first.refilltoken, pass: PIN + hotp(KEY, 2) };
+    expectServiceError(
+      await s.call('POST', '/validate/offlinerefill', refill),
+      905,
+      'Token is not an offline token or refill token is incorrect',
+    );
+    await attach('OFF9', { count: '2', rounds: '5' });
+    expectHashes(offlineItem(await check('OFF9', PIN + hotp(KEY, 5))), [6, 7], 5);
   });
 
   it('refills as many values as were used, rotates the refill token, refuses what it must', async () => {

@@ -2,7 +2,9 @@
 // everywhere one can be set — token seeds of every type that takes one (given and generated),
 // token PINs (hashed and encrypted), static passwords, mOTP PINs, the answers of a questionnaire,
 // the seeds of imported files and the key that encrypts them, resolver passwords (LDAP BINDPW, SQL
-// Password, SCIM Secret), RADIUS server secrets and the passwords forwarded to them, password-typed configuration entries, a user's password in an editable
+// Password, SCIM Secret), SMS gateway secrets (PASSWORD, *SECRET* options, the Authorization
+// header), RADIUS server secrets and the passwords forwarded to them, password-typed
+// configuration entries, a user's password in an editable
 // user store, the administrator's password, the server's own keys — and then looked for in every
 // form (clear, hex, base32, base64; test/helpers/secret-trap.ts) in the database (every table's rows
 // as text on every dialect; on SQLite also the files themselves, -wal and -shm included), in the
@@ -230,6 +232,28 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
         admin,
       ),
     );
+    ok(
+      await s.call(
+        'POST',
+        '/smsgateway',
+        {
+          name: 'sms1',
+          module: 'privacyidea.lib.smsprovider.HttpSMSProvider.HttpSMSProvider',
+          'option.URL': 'http://127.0.0.1:1/send',
+          'option.HTTP_METHOD': 'POST',
+          'option.CHECK_SSL': 'yes',
+          'option.SEND_DATA_AS_JSON': 'no',
+          'option.USERNAME': 'sms',
+          'option.PASSWORD': plant('SMS gateway PASSWORD', distinct('smspw')),
+          'option.api_secret': plant('SMS gateway api_secret option', distinct('smsapi')),
+          'header.Authorization': plant(
+            'SMS gateway Authorization header',
+            `Bearer ${distinct('smsbearer')}`,
+          ),
+        },
+        admin,
+      ),
+    );
     ok(await s.call('POST', '/realm/sqlrealm', { resolvers: 'sql1' }, admin));
     ok(
       await s.call(
@@ -421,6 +445,7 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
       otp: ['123456'],
       transaction_id: ['0'],
       application: ['ssh', 'offline'],
+      gwid: ['sms1', '1'],
     };
     const routes = apiRoutes(s.rt).filter((r) => r.method === 'GET');
     expect(routes.length).toBeGreaterThan(30);

@@ -23,6 +23,7 @@ import { loadServerKeys } from '../../src/crypto/server-keys.ts';
 import { HsmError } from '../../src/errors.ts';
 import { migrate, openDatabase, type Store } from '../../src/store/database.ts';
 import { LATEST_MIGRATION, migrationProvider } from '../../src/store/migrations.ts';
+import { isUniqueViolation } from '../../src/store/unique-violation.ts';
 
 const ALL_MIGRATIONS = [
   '0001_base',
@@ -37,6 +38,8 @@ const ALL_MIGRATIONS = [
   '0010_login_failure',
   '0011_machines',
   '0012_machine_tokens',
+  '0013_machinetoken_unique',
+  '0015_smsgateways',
   '0016_radiusservers',
 ];
 
@@ -69,6 +72,8 @@ const TABLES = [
   'machineresolver',
   'machinetoken',
   'machinetoken_option',
+  'smsgateway',
+  'smsgateway_option',
   'radiusserver',
 ];
 const silent = pino({ level: 'silent' });
@@ -210,11 +215,62 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0010_login_failure',
       '0011_machines',
       '0012_machine_tokens',
+      '0013_machinetoken_unique',
+      '0015_smsgateways',
       '0016_radiusservers',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },
     ]);
+  });
+
+  it('keeps one attachment per token, machine and application, the earliest, and any number to no machine (0013)', async () => {
+    const store = await openDatabase(db.url, tmp);
+    opened.push(store);
+    const migrator = new Migrator({ db: store.db, provider: migrationProvider(store.dialect) });
+    expect((await migrator.migrateTo('0012_machine_tokens')).error).toBeUndefined();
+    const attachment = (token_id: number, machine_id: string | null, application = 'ssh') => ({
+      token_id,
+      machineresolver_id: machine_id === null ? null : 1,
+      machine_id,
+      application,
+    });
+    // What two concurrent attaches could leave before: the same machine twice (with options).
+    for (const row of [
+      attachment(1, 'm1'),
+      attachment(1, 'm1'),
+      attachment(1, 'm1', 'offline'),
+      attachment(1, 'm2'),
+      attachment(2, 'm1'),
+      attachment(1, null),
+      attachment(1, null),
+      attachment(1, 'm1'),
+    ])
+      await store.db.insertInto('machinetoken').values(row).execute();
+    const ids = (await store.db.selectFrom('machinetoken').select('id').orderBy('id').execute()).map((r) =>
+      Number(r.id),
+    );
+    for (const [i, id] of ids.entries())
+      await store.db
+        .insertInto('machinetoken_option')
+        .values({ machinetoken_id: id, key: 'user', value: `u${i}` })
+        .execute();
+    expect(await migrate(store)).toEqual(['0013_machinetoken_unique']);
+    const kept = await store.db.selectFrom('machinetoken').select('id').orderBy('id').execute();
+    expect(kept.map((r) => Number(r.id))).toEqual([ids[0], ids[2], ids[3], ids[4], ids[5], ids[6]]);
+    const options = await store.db
+      .selectFrom('machinetoken_option')
+      .select('value')
+      .orderBy('value')
+      .execute();
+    expect(options.map((r) => r.value)).toEqual(['u0', 'u2', 'u3', 'u4', 'u5', 'u6']);
+    // From now on the database refuses the duplicate itself; attachments to no machine repeat.
+    // isUniqueViolation tells the refusal apart on every dialect (attachToken answers its own error).
+    await expect(store.db.insertInto('machinetoken').values(attachment(1, 'm1')).execute()).rejects.toSatisfy(
+      isUniqueViolation,
+    );
+    await store.db.insertInto('machinetoken').values(attachment(1, null)).execute();
+    expect(await store.db.selectFrom('machinetoken').select('id').execute()).toHaveLength(7);
   });
 
   it('has the indexes of the admin listings (0008)', async () => {

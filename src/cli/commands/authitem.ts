@@ -1,13 +1,16 @@
-// `authsrv authitem ssh`: the authentication items of GET /machine/authitem/ssh, printed as
-// authorized_keys lines, for OpenSSH's AuthorizedKeysCommand (docs/machines.md).
+// `authsrv authitem ssh|luks|offline`: the authentication items of GET /machine/authitem/<app>.
+// ssh prints authorized_keys lines for OpenSSH's AuthorizedKeysCommand, luks the challenge and
+// response for a LUKS key slot, offline the tokens attached for offline use (docs/machines.md).
 import { Command } from 'commander';
-import { authItems } from '../../core/machine/index.ts';
-import { printJson, withContext } from '../common.ts';
+import { authItems, effectiveOptions, listMachineTokens } from '../../core/machine/index.ts';
+import { printJson, printTable, withContext } from '../common.ts';
 
 export function authitemCommand(): Command {
   return new Command('authitem')
     .description('authentication items of the tokens attached to machines')
-    .addCommand(sshCommand());
+    .addCommand(sshCommand())
+    .addCommand(luksCommand())
+    .addCommand(offlineCommand());
 }
 
 interface SshOptions {
@@ -34,5 +37,68 @@ function sshCommand(): Command {
       const ssh = items.ssh ?? [];
       if (o.json) return printJson(ssh);
       for (const item of ssh) console.log(String(item.sshkey));
+    });
+}
+
+interface LuksOptions {
+  hostname?: string;
+  challenge?: string;
+  json?: boolean;
+}
+
+function luksCommand(): Command {
+  return new Command('luks')
+    .description('the challenge and HMAC response of each YubiKey attached to a host for LUKS')
+    .option('--hostname <name>', 'tokens attached to the machine of this host name')
+    .option('--challenge <hex>', 'the challenge (hexadecimal, at most 64 bytes); default 32 random bytes')
+    .option('--json', 'print the items as JSON')
+    .action(async (o: LuksOptions, cmd: Command) => {
+      const filter: Record<string, string> = o.challenge ? { challenge: o.challenge } : {};
+      const items = await withContext(cmd, (ctx) =>
+        authItems(ctx, { application: 'luks', hostname: o.hostname, filter }),
+      );
+      const luks = items.luks ?? [];
+      if (o.json) return printJson(luks);
+      printTable(
+        ['Serial', 'Slot', 'Partition', 'Challenge', 'Response'],
+        luks.map((i) => [
+          String(i.serial),
+          String(i.slot),
+          String(i.partition ?? ''),
+          String(i.challenge),
+          String(i.response),
+        ]),
+      );
+    });
+}
+
+interface OfflineOptions {
+  serial?: string;
+  json?: boolean;
+}
+
+/**
+ * The offline attachments with their effective count and rounds: what a successful login with
+ * each token hands out (the hashed values themselves come only with /validate/check).
+ */
+function offlineCommand(): Command {
+  return new Command('offline')
+    .description('the tokens attached for offline use, with the count and rounds a login hands out')
+    .option('--serial <serial>', 'only this token (* as a wildcard)')
+    .option('--json', 'print the attachments as JSON')
+    .action(async (o: OfflineOptions, cmd: Command) => {
+      const rows = await withContext(cmd, (ctx) =>
+        listMachineTokens(ctx, { application: 'offline', ...(o.serial ? { serial: o.serial } : {}) }),
+      );
+      const items = rows.map((r) => ({
+        id: r.id,
+        serial: r.serial,
+        options: effectiveOptions('offline', r.options),
+      }));
+      if (o.json) return printJson(items);
+      printTable(
+        ['Id', 'Serial', 'Count', 'Rounds'],
+        items.map((i) => [i.id, i.serial, i.options.count ?? '', i.options.rounds ?? '']),
+      );
     });
 }

@@ -19,6 +19,7 @@ export { resolverCommand } from './resolver.ts';
 export { serveCommand } from './serve.ts';
 export { serviceidCommand } from './serviceid.ts';
 export { setupCommand } from './setup.ts';
+export { smsgatewayCommand } from './smsgateway.ts';
 export { showStatus, statusCommand } from './status.ts';
 export { throttleCommand } from './throttle.ts';
 export { tokenCommand } from './token.ts';

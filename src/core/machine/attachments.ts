@@ -1,14 +1,17 @@
 // Machine tokens (POST/DELETE /machine/token, POST /machine/tokenoption, reference 6.4): a token
 // attached to a machine (or to any machine) for an application, with options. This file is the one
 // writer of the machinetoken tables, but for deleteTokenRows of the token store, which removes a
-// deleted token's attachments in the token's own transaction. Every change is one transaction.
+// deleted token's attachments in the token's own transaction. Every change is one transaction;
+// one that adds or removes machinetoken rows also moves their change counter (writeAttachments of
+// issuing-tokens.ts), so that every node sees which tokens are attached for offline.
 import type { Transaction } from 'kysely';
 import { machineApplication } from '../../applications/index.ts';
 import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
-import { type Database, runTransaction } from '../../store/index.ts';
+import { type Database, type Dialect, isUniqueViolation, runTransaction } from '../../store/index.ts';
 import type { Context } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
 import { requireToken } from '../token/index.ts';
+import { writeAttachments } from './issuing-tokens.ts';
 import { locateMachine, type MachineNaming, type MachineRef, resolverRow } from './locate.ts';
 
 type Trx = Transaction<Database>;
@@ -81,10 +84,39 @@ async function attachmentsOn(trx: Trx, tokenId: number, application: string, m: 
   return (await q.orderBy('id').execute()).map((r) => Number(r.id));
 }
 
+/** A new attachment's row. */
+interface AttachmentRow {
+  token_id: number;
+  machineresolver_id: number | null;
+  machine_id: string | null;
+  application: string;
+}
+
+/**
+ * Inserts an attachment and returns the id the database gave this very insert (the last attachment
+ * read back could be another request's, committed meanwhile, with options of its own).
+ */
+async function insertAttachment(trx: Trx, dialect: Dialect, row: AttachmentRow): Promise<number> {
+  if (dialect === 'postgres') {
+    const r = await trx.insertInto('machinetoken').values(row).returning('id').executeTakeFirstOrThrow();
+    return Number(r.id);
+  }
+  const r = await trx.insertInto('machinetoken').values(row).executeTakeFirstOrThrow();
+  return Number(r.insertId);
+}
+
+function alreadyAttached(serial: string, m: MachineRef, application: string): ParameterError {
+  return new ParameterError(
+    `The token ${serial} is already attached to machine ${m.machineId} (${m.resolver}) for ${application}.`,
+  );
+}
+
 /**
  * POST /machine/token: attaches a token for an application to the machine the request names (or
  * to any machine, where the application allows it), with the other parameters as options.
- * Returns the new attachment's id. A token is attached to a machine once per application.
+ * Returns the new attachment's id. A token is attached to a machine once per application: checked
+ * here, and decided by the unique index `machinetoken_unique` between requests that attach it at
+ * the same moment (each saw none before it inserted).
  */
 export async function attachToken(ctx: Context, req: AttachRequest): Promise<number> {
   if (!req.serial) throw ParameterError.missing('serial');
@@ -98,32 +130,34 @@ export async function attachToken(ctx: Context, req: AttachRequest): Promise<num
       `The application ${app.name} needs a machine: give hostname, or machineid and resolver.`,
     );
   }
-  return runTransaction(ctx.store, async (trx) => {
-    const t = await requireToken(ctx, req.serial, trx);
-    if (!app.tokenTypes.includes(t.type.type)) {
-      throw new ParameterError(
-        `The application ${app.name} takes tokens of type ${app.tokenTypes.join(', ')}; ${t.row.serial} is a ${t.type.type} token.`,
-      );
-    }
-    await checkServiceId(trx, req.options);
-    if (machine && (await attachmentsOn(trx, t.row.id, app.name, machine)).length > 0) {
-      throw new ParameterError(
-        `The token ${t.row.serial} is already attached to machine ${machine.machineId} (${machine.resolver}) for ${app.name}.`,
-      );
-    }
-    await trx
-      .insertInto('machinetoken')
-      .values({
+  let serial = req.serial;
+  try {
+    return await writeAttachments(ctx.store, async (trx) => {
+      const t = await requireToken(ctx, req.serial, trx);
+      serial = t.row.serial;
+      if (!app.tokenTypes.includes(t.type.type)) {
+        throw new ParameterError(
+          `The application ${app.name} takes tokens of type ${app.tokenTypes.join(', ')}; ${serial} is a ${t.type.type} token.`,
+        );
+      }
+      await checkServiceId(trx, req.options);
+      if (machine && (await attachmentsOn(trx, t.row.id, app.name, machine)).length > 0) {
+        throw alreadyAttached(serial, machine, app.name);
+      }
+      const mtid = await insertAttachment(trx, ctx.store.dialect, {
         token_id: t.row.id,
         machineresolver_id: machine?.resolverId ?? null,
         machine_id: machine?.machineId ?? null,
         application: app.name,
-      })
-      .execute();
-    const [mtid] = (await attachmentsOn(trx, t.row.id, app.name, machine)).slice(-1);
-    await writeOptions(trx, mtid!, req.options);
-    return mtid!;
-  });
+      });
+      await writeOptions(trx, mtid, req.options);
+      return mtid;
+    });
+  } catch (e) {
+    // Another request attached it at the same moment and committed first: the index refused this one.
+    if (machine && isUniqueViolation(e)) throw alreadyAttached(serial, machine, app.name);
+    throw e;
+  }
 }
 
 /** Which attachment a request means: its id, or the token, application and machine. */
@@ -199,7 +233,7 @@ async function deleteAttachments(trx: Trx, ids: number[]): Promise<number> {
  */
 export async function detachToken(ctx: Context, s: AttachmentSelector): Promise<number> {
   const sel = await resolveSelector(ctx, s);
-  return runTransaction(ctx.store, async (trx) =>
+  return writeAttachments(ctx.store, async (trx) =>
     deleteAttachments(trx, await selectAttachments(ctx, trx, sel)),
   );
 }

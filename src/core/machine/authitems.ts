@@ -11,7 +11,7 @@ import {
 import { ParameterError } from '../../errors.ts';
 import type { Context } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
-import { findToken, ownerUser } from '../token/index.ts';
+import { findToken, ownerUser, tokenState } from '../token/index.ts';
 import { listMachineTokens, type MachineTokenRecord } from './attachment-list.ts';
 import { machinesOfHostname } from './locate.ts';
 
@@ -37,9 +37,12 @@ async function attachmentsFor(
     return all.filter((r) => r.options[byOption]?.toLowerCase() === wanted);
   }
   if (!hostname) throw ParameterError.missing('hostname');
-  const machines = await machinesOfHostname(ctx, hostname);
-  if (machines.length === 0) return [];
   const all = await listMachineTokens(ctx, { application: app.name });
+  // Only the machine resolvers with attachments are asked: a host of another one has no items,
+  // and an unreachable resolver without attachments does not fail the lookup.
+  const resolvers = new Set(all.flatMap((r) => (r.resolver ? [r.resolver] : [])));
+  if (resolvers.size === 0) return [];
+  const machines = await machinesOfHostname(ctx, hostname, undefined, resolvers);
   return all.filter((r) => machines.some((m) => m.machineId === r.machine_id && m.resolver === r.resolver));
 }
 
@@ -54,6 +57,7 @@ async function attachedToken(ctx: Context, r: MachineTokenRecord): Promise<Attac
     info: t.info,
     username: owner?.login,
     options: r.options,
+    hmacResponse: (challenge) => t.type.hmacResponse(tokenState(ctx, t), challenge),
   };
 }
 

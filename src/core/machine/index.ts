@@ -2,6 +2,7 @@
 // them; the tokens attached to machines for an application (machine tokens) and the
 // authentication items the applications make of them.
 
+export { type ApplicationCatalogue, applicationCatalogue, effectiveOptions } from './applications.ts';
 export { listMachineTokens, type MachineTokenQuery, type MachineTokenRecord } from './attachment-list.ts';
 export {
   type AttachmentSelector,

@@ -9,10 +9,10 @@ import {
   machineApplication,
 } from '../../applications/index.ts';
 import { ParameterError } from '../../errors.ts';
-import { prepared } from '../../store/index.ts';
 import type { Runtime } from '../context.ts';
 import { advanceOtpCounter, findToken, type LoadedToken, tokenState } from '../token/index.ts';
 import { listMachineTokens, type MachineTokenRecord } from './attachment-list.ts';
+import { hasIssuingAttachment } from './issuing-tokens.ts';
 
 /** The password a token was just used with, split into its PIN and OTP parts. */
 export interface PresentedPass {
@@ -21,15 +21,13 @@ export interface PresentedPass {
   prependPin: boolean;
 }
 
-/** The applications a token is attached for: one statement, what every successful check costs. */
-const attachedFor = prepared((db, v: { tokenId: number }) =>
-  db.selectFrom('machinetoken').select('application').where('token_id', '=', v.tokenId),
-);
-
-/** The first attachment of a token per application that issues items (one issue per application). */
+/**
+ * The first attachment of a token per application that issues items (one issue per application).
+ * Every successful check asks: a token not attached for such an application is answered from
+ * memory (issuing-tokens.ts), without a statement.
+ */
 async function issuingAttachments(rt: Runtime, t: LoadedToken): Promise<MachineTokenRecord[]> {
-  const apps = (await attachedFor.run(rt.store.db, { tokenId: t.row.id })).rows;
-  if (!apps.some((a) => machineApplication(a.application).issue)) return [];
+  if (!(await hasIssuingAttachment(rt, t.row.id))) return [];
   const serial = t.row.serial;
   const seen = new Set<string>();
   const out: MachineTokenRecord[] = [];
@@ -58,6 +56,7 @@ function issuingToken(
     options: r.options,
     counter: Number(t.row.count),
     counterValues: (from, n) => t.type.counterValues(state, from, n),
+    hmacResponse: (challenge) => t.type.hmacResponse(state, challenge),
     ...pass,
   };
 }

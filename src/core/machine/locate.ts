@@ -25,15 +25,19 @@ export async function resolverRow(rt: Runtime, name: string) {
   return rows.find((r) => r.name.toLowerCase() === name.toLowerCase());
 }
 
-/** Every machine whose host names include `hostname` exactly (of `resolver` only, when named). */
+/**
+ * Every machine whose host names include `hostname` exactly (of `resolver` only, when named; of
+ * the resolvers `among` only, when given: the others are not asked).
+ */
 export async function machinesOfHostname(
   rt: Runtime,
   hostname: string,
   resolver?: string,
+  among?: ReadonlySet<string>,
 ): Promise<MachineRef[]> {
   const rows = await rt.store.db.selectFrom('machineresolver').select(['id', 'name']).execute();
   const ids = new Map(rows.map((r) => [r.name, Number(r.id)]));
-  const found = await listMachines(rt, { hostname });
+  const found = await listMachines(rt, { hostname, among });
   return found
     .filter((m) => m.hostname.includes(hostname))
     .filter((m) => !resolver || m.resolver_name.toLowerCase() === resolver.toLowerCase())

@@ -19,6 +19,8 @@ export interface MachineView {
 export interface MachineQuery extends MachineFilter {
   /** A substring of the machine resolver's name. */
   resolver?: string | undefined;
+  /** Only these machine resolvers (exact names); the others are not asked. */
+  among?: ReadonlySet<string> | undefined;
 }
 
 function failure(resolver: string, e: unknown): ResolverError {
@@ -35,6 +37,7 @@ export async function listMachines(rt: Runtime, query: MachineQuery = {}): Promi
   const out: MachineView[] = [];
   for (const row of rows) {
     if (query.resolver && !row.name.includes(query.resolver)) continue;
+    if (query.among && !query.among.has(row.name)) continue;
     let machines: Machine[];
     try {
       machines = await machineStoreOf(rt, row).machines(filter);

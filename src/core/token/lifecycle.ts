@@ -138,7 +138,7 @@ export async function resetTokens(ctx: Context, sel: Selection): Promise<number>
 export async function deleteTokens(ctx: Context, sel: Selection): Promise<BulkValue> {
   const p = await pick(ctx, 'delete', sel);
   await inTransaction(ctx, async (trx) => {
-    for (const t of p.tokens) await deleteTokenRows(trx, t);
+    for (const t of p.tokens) await deleteTokenRows(trx, ctx.store, t);
   });
   return bulkValue(p, p.tokens.length);
 }

@@ -100,7 +100,7 @@ export async function lostToken(ctx: Context, serial: string): Promise<LostResul
     pin_hash: t.row.pin_hash,
   });
   await inTransaction(ctx, async (trx) => {
-    if (previous) await deleteTokenRows(trx, previous);
+    if (previous) await deleteTokenRows(trx, ctx.store, previous);
     const id = await insertToken(trx, row);
     await addTokenInfo(ctx, trx, id, { ...creationInfo('software', now), validity_period_end: endDate });
     await setTokenOwner(trx, id, t.owner);

@@ -1,6 +1,7 @@
 // The bookkeeping of a check (reference 4.2.2): the count_auth counters a failure and a success
 // add to (unless no_auth_counter), and what a success does to its token (a single-use token
 // deletes itself, tokeninfo the OTP check learned is stored).
+import { runTransaction } from '../../store/index.ts';
 import type { Runtime } from '../context.ts';
 import {
   bumpInfoCounterBelow,
@@ -52,7 +53,8 @@ export async function succeeded(
   noCounter: boolean,
 ): Promise<string | undefined> {
   if (t.type.singleUse) {
-    await deleteTokenRows(rt.store.db, t);
+    // One transaction: the token goes with everything that names it, or not at all.
+    await runTransaction(rt.store, (trx) => deleteTokenRows(trx, rt.store, t));
     return undefined;
   }
   if (info && Object.keys(info).length > 0) await setTokenInfoRacing(rt, t.row.id, info);

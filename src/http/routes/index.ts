@@ -14,6 +14,7 @@ export { radiusserverRoutes } from './radiusserver.ts';
 export { realmRoutes } from './realm.ts';
 export { resolverRoutes } from './resolver.ts';
 export { serviceidRoutes } from './serviceid.ts';
+export { smsgatewayRoutes } from './smsgateway.ts';
 export { systemRoutes } from './system.ts';
 export { tokenRoutes } from './token.ts';
 export { tokenLoadRoutes } from './token-load.ts';

@@ -2,6 +2,7 @@
 // tokens attached to them for an application (machine tokens, with options) and the
 // authentication items the applications make of those tokens (ssh: public keys).
 import {
+  applicationCatalogue,
   attachToken,
   authItems,
   detachToken,
@@ -29,6 +30,7 @@ export function machineRoutes(r: RouteTable): void {
     adminRoute('fetch_authentication_items'),
     authitem,
   );
+  r.add('get', '/application/', adminRoute(null), async () => ({ value: applicationCatalogue() }));
 }
 
 const list: Handler = async ({ rt, params }) => ({

@@ -105,7 +105,10 @@ describe.each(testDialects())('authsrv machine token on %s', (dialect) => {
   it('refuses bad requests with the messages of the API and writes nothing', async () => {
     const cases: [string[], string][] = [
       [['attach', 'NOPE', 'ssh', '--hostname', 'gw'], 'authsrv: The requested token could not be found.'],
-      [['attach', 'SSH1', 'vpn', '--hostname', 'gw'], "authsrv: Unknown application 'vpn': use ssh, offline"],
+      [
+        ['attach', 'SSH1', 'vpn', '--hostname', 'gw'],
+        "authsrv: Unknown application 'vpn': use ssh, offline, luks",
+      ],
       [
         ['attach', 'SSH1', 'ssh', '--hostname', 'nohost'],
         'authsrv: There is no machine with the hostname nohost.',
