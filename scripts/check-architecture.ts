@@ -38,6 +38,7 @@ const ALL_FOLDERS = [
   'src/store',
   'src/config',
   'src/files',
+  'src/radius-packet',
 ];
 const allBut = (folder: string) => ALL_FOLDERS.filter((f) => f !== folder);
 
@@ -61,6 +62,8 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/config': ['src/core', 'src/cli', 'src/http'],
   // The rule for files that settings name: every layer uses it, it uses none.
   'src/files': allBut('src/files'),
+  // RADIUS packets: the RADIUS client of the gateways and a RADIUS server front end share them.
+  'src/radius-packet': allBut('src/radius-packet'),
 };
 
 /**
@@ -73,7 +76,7 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['directory'],
   ['access', 'resolver', 'throttle', 'machineresolver', 'smsgateway'],
   ['realm', 'user', 'audit', 'token'],
-  ['serviceid'],
+  ['serviceid', 'radiusserver'],
   ['machine'],
   ['validate'],
   ['auth'],

@@ -43,6 +43,8 @@ export const ERR = {
   UnknownTokenType: 1610,
   /** A lost token was asked for a token without an owner. */
   LostTokenUnassigned: 2012,
+  /** A RADIUS server definition's secret is too long. */
+  RadiusSecretTooLong: 2234,
   /** Wrong user name or password, or an unknown realm (AuthError). */
   WrongCredentials: 4031,
   /** The login gave no user name. */

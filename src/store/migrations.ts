@@ -498,6 +498,24 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // RADIUS server definitions (issue 19, /radiusserver/, reference 8.4); the secret sealed by the
+  // security module.
+  '0016_radiusservers': {
+    async up(db, dialect) {
+      await createTable(db, dialect, 'radiusserver')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('identifier', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('server', 'varchar(255)', (c) => c.notNull())
+        .addColumn('port', 'integer', (c) => c.notNull())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('description', 'varchar(2000)', (c) => c.notNull())
+        .addColumn('timeout', 'integer', (c) => c.notNull())
+        .addColumn('retries', 'integer', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -314,6 +314,22 @@ export interface SmsGatewayOptionTable {
   sealed: number;
 }
 
+/** A RADIUS server definition (/radiusserver/, reference 8.4). */
+export interface RadiusServerTable {
+  id: Generated<number>;
+  identifier: string;
+  /** Host name or address. */
+  server: string;
+  port: number;
+  /** The shared secret, sealed by the security module. */
+  secret: string;
+  description: string;
+  /** Seconds to wait for an answer to each try. */
+  timeout: number;
+  /** Retransmissions after the first try. */
+  retries: number;
+}
+
 export interface Database {
   admin: AdminTable;
   login_failure: LoginFailureTable;
@@ -342,4 +358,5 @@ export interface Database {
   machinetoken_option: MachineTokenOptionTable;
   smsgateway: SmsGatewayTable;
   smsgateway_option: SmsGatewayOptionTable;
+  radiusserver: RadiusServerTable;
 }

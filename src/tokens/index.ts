@@ -12,6 +12,10 @@ export {
   type TokenState,
   TokenType,
   type TypeSettings,
+  type UpstreamAnswer,
+  type UpstreamCheck,
+  type UpstreamRequest,
+  type UpstreamResult,
 } from './token-type.ts';
 export { planTwoStep } from './two-step.ts';
 export { modhexToHex } from './yubikey.ts';

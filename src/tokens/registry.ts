@@ -12,6 +12,7 @@ import { MotpType } from './motp.ts';
 import { PaperType } from './paper.ts';
 import { PwType, RegistrationType } from './password-type.ts';
 import { QuestionType } from './question.ts';
+import { RadiusType } from './radius.ts';
 import { SpassType } from './spass.ts';
 import { SshkeyType } from './sshkey.ts';
 import { TanType } from './tan.ts';
@@ -36,6 +37,7 @@ const TYPES: readonly TokenType[] = [
   new IndexedSecretType(),
   new FourEyesType(),
   new EmailType(),
+  new RadiusType(),
 ];
 
 /** privacyIDEA's aliases: `hmac` is hotp. */

@@ -177,6 +177,42 @@ export interface AuthRequestInfo {
   serviceId?: string | undefined;
 }
 
+/** What an authentication server outside authsrv answered a forwarded password (radius). */
+export type UpstreamAnswer =
+  | { kind: 'accept' }
+  | { kind: 'reject' }
+  /** The server asks more: its state goes with the answer (`state`), its message to the user. */
+  | { kind: 'challenge'; state: Buffer; message?: string | undefined }
+  /** No usable answer (unreachable, timed out, wrong secret, unknown definition): a refusal. */
+  | { kind: 'failed'; reason: string };
+
+/** One request to an upstream server: the named definition, the user name and the password. */
+export interface UpstreamRequest {
+  server: string;
+  user: string;
+  password: string;
+  /** The state of the upstream challenge this request answers. */
+  state?: Buffer | undefined;
+}
+
+/**
+ * What core hands a forwarding type for one check: the password to forward (the pass, or its OTP
+ * part when the PIN was checked here), the token owner's login, the data of the challenge the
+ * pass answers, and `ask`, which sends a request to a server definition of the type's `upstream`.
+ */
+export interface UpstreamCheck {
+  password: string;
+  owner?: string | undefined;
+  challengeData?: string | undefined;
+  ask(r: UpstreamRequest): Promise<UpstreamAnswer>;
+}
+
+/** A forwarding type's verdict: accepted, refused, or a challenge of the upstream server to pass on. */
+export type UpstreamResult =
+  | { kind: 'accept' }
+  | { kind: 'reject'; reason?: string }
+  | { kind: 'challenge'; challenge: ChallengeSpec };
+
 export abstract class TokenType {
   /** Lower-case type name (`hotp`). */
   abstract readonly type: string;
@@ -224,6 +260,11 @@ export abstract class TokenType {
   readonly otpSearchable: boolean = false;
   /** Whether token files can hold tokens of the type (`importedToken`). */
   readonly importable: boolean = false;
+  /**
+   * The kind of server definitions a forwarding type sends its values to (radius: `radius`, the
+   * /radiusserver/ definitions); such a type has `checkUpstream`, and its checkOtp never matches.
+   */
+  readonly upstream?: string;
 
   /**
    * Where the type's tokens come in the order a user's tokens are tried (smaller first):
@@ -264,6 +305,20 @@ export abstract class TokenType {
    */
   checkResponse(token: TokenState, response: string, _data: string, now: Date): OtpMatch | null {
     return this.checkOtp(token, response, now);
+  }
+
+  /**
+   * A forwarding type's check (see `upstream`): the password goes to the server the token names,
+   * whose answer becomes the token's. Only a type with `upstream` has it.
+   */
+  checkUpstream?(token: TokenState, check: UpstreamCheck): Promise<UpstreamResult>;
+
+  /**
+   * Whether the token's PIN is checked here, before the rest of the pass is forwarded or checked;
+   * a forwarding type may leave the PIN to the upstream server, which then gets the whole pass.
+   */
+  pinCheckedLocally(_token: TokenState): boolean {
+    return true;
   }
 
   /** Whether the token takes part in an authentication request at all (applspec: its service). */

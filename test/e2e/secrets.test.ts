@@ -3,7 +3,8 @@
 // token PINs (hashed and encrypted), static passwords, mOTP PINs, the answers of a questionnaire,
 // the seeds of imported files and the key that encrypts them, resolver passwords (LDAP BINDPW, SQL
 // Password, SCIM Secret), SMS gateway secrets (PASSWORD, *SECRET* options, the Authorization
-// header), password-typed configuration entries, a user's password in an editable
+// header), RADIUS server secrets and the passwords forwarded to them, password-typed
+// configuration entries, a user's password in an editable
 // user store, the administrator's password, the server's own keys — and then looked for in every
 // form (clear, hex, base32, base64; test/helpers/secret-trap.ts) in the database (every table's rows
 // as text on every dialect; on SQLite also the files themselves, -wal and -shm included), in the
@@ -336,6 +337,41 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
       { ...MACHINE_LDAP, BINDDN: 'cn=reader', BINDPW: machineBindpw },
       admin,
     );
+    // A RADIUS server definition (nothing listens on port 1), its test request and a radius token
+    // whose pass is forwarded to it.
+    ok(
+      await s.call(
+        'POST',
+        '/radiusserver/rad1',
+        {
+          server: '127.0.0.1',
+          port: '1',
+          timeout: '1',
+          retries: '0',
+          secret: plant('RADIUS secret', distinct('radsecret')),
+        },
+        admin,
+      ),
+    );
+    await s.call(
+      'POST',
+      '/radiusserver/test_request',
+      {
+        server: '127.0.0.1',
+        port: '1',
+        timeout: '1',
+        retries: '0',
+        secret: plant('RADIUS test secret', distinct('radtest')),
+        username: 'alice',
+        password: plant('RADIUS test password', distinct('radtestpw')),
+      },
+      admin,
+    );
+    const rad = await init({ type: 'radius', 'radius.identifier': 'rad1', 'radius.user': 'alice' });
+    await s.call('POST', '/validate/check', {
+      serial: String(rad.serial),
+      pass: plant('RADIUS pass', distinct('radpass')),
+    });
     // The machine listing fails on the directory where nothing listens, and logs nothing secret.
     await s.call('GET', '/machine/', {}, admin);
     // An SSH key attached for a service ID: GET /machine/token and /machine/authitem list it below.

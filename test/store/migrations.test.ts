@@ -41,6 +41,7 @@ const ALL_MIGRATIONS = [
   '0013_machinetoken_unique',
   '0014_smtpservers',
   '0015_smsgateways',
+  '0016_radiusservers',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -75,6 +76,7 @@ const TABLES = [
   'smsgateway',
   'smsgateway_option',
   'smtpserver',
+  'radiusserver',
 ];
 const silent = pino({ level: 'silent' });
 
@@ -218,6 +220,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0013_machinetoken_unique',
       '0014_smtpservers',
       '0015_smsgateways',
+      '0016_radiusservers',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },
@@ -260,6 +263,9 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0014_smtpservers',
       '0015_smsgateways',
     ]);
+    expect(await migrate(store)).toEqual(
+      ALL_MIGRATIONS.slice(ALL_MIGRATIONS.indexOf('0013_machinetoken_unique')),
+    );
     const kept = await store.db.selectFrom('machinetoken').select('id').orderBy('id').execute();
     expect(kept.map((r) => Number(r.id))).toEqual([ids[0], ids[2], ids[3], ids[4], ids[5], ids[6]]);
     const options = await store.db

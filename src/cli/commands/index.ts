@@ -13,6 +13,7 @@ export { hsmCommand } from './hsm.ts';
 export { machineCommand } from './machine.ts';
 export { machineresolverCommand } from './machineresolver.ts';
 export { policyCommand } from './policy.ts';
+export { radiusserverCommand } from './radiusserver.ts';
 export { realmCommand } from './realm.ts';
 export { resolverCommand } from './resolver.ts';
 export { serveCommand } from './serve.ts';

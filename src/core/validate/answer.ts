@@ -18,6 +18,7 @@ import { succeeded } from './counting.ts';
 import { passwordsOf, presentEyes } from './four-eyes.ts';
 import { autoResync } from './pass.ts';
 import { type ListResult, type Round, tokenDetail } from './round.ts';
+import { forwards, upstreamCheck } from './upstream.ts';
 import { unusable } from './usable.ts';
 
 /** How the pass answered a token's challenges: the value consumed or not, or a further round. */
@@ -48,6 +49,7 @@ async function answerOf(
 ): Promise<Answer> {
   if (round.o.pass === '' && live.some((c) => Number(c.otp_valid) === 1)) return { ok: true };
   if (t.type.checksOtherTokens) return presentToFourEyes(round, t, live, resetFailcount);
+  if (forwards(t)) return forwardedResponse(round, t, live, resetFailcount);
   return responseOf(round, t, live, resetFailcount);
 }
 
@@ -71,6 +73,32 @@ async function responseOf(
   match ??= await autoResync(rt, t, o.pass, now);
   const ok = match !== null && (await consumeOtp(rt, t, match.newCount, match.newKey, resetFailcount));
   return { ok, info: match?.info ?? undefined };
+}
+
+/**
+ * A forwarding token (radius): the answer goes to the upstream server with what the challenge kept
+ * (its State); a further Access-Challenge is the next round of the same transaction.
+ */
+async function forwardedResponse(
+  round: Round,
+  t: LoadedToken,
+  live: readonly ChallengeRow[],
+  resetFailcount: boolean,
+): Promise<Answer> {
+  const { rt, o } = round;
+  for (const c of live) {
+    const r = await upstreamCheck(round, t, o.pass, c.data);
+    if (r.kind === 'accept')
+      return { ok: await consumeOtp(rt, t, Number(t.row.count) + 1, undefined, resetFailcount) };
+    if (r.kind === 'challenge') {
+      await deleteChallenge(rt, c.id);
+      const next = { transactionId: o.transactionId, previous: '' };
+      const asked = new Map([[t.row.serial, r.challenge]]);
+      const made = await createChallenges(rt, [t], o.pol, { next, asked });
+      return { next: { value: false, detail: challengeDetail(made), token: t } };
+    }
+  }
+  return { ok: false };
 }
 
 /** 4eyes: the answer presents further tokens; short of the rule, the next round asks again. */

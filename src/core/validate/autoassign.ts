@@ -26,7 +26,7 @@ import { unusable } from './usable.ts';
 export const AUTOASSIGNED = 'Token assigned to user via Autoassignment';
 
 /** The tokens without owner that are in the realm (by serial, so the first match is stable). */
-async function unassignedInRealm(rt: Runtime, realm: string): Promise<LoadedToken[]> {
+export async function unassignedInRealm(rt: Runtime, realm: string): Promise<LoadedToken[]> {
   const rows = await rt.store.db
     .selectFrom('token')
     .innerJoin('tokenrealm', 'tokenrealm.token_id', 'token.id')

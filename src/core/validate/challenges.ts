@@ -41,6 +41,8 @@ export interface ChallengeRequest {
   next?: NextRound | undefined;
   /** `exception=1`: a message that cannot be sent fails the request with HTTP 500. */
   exception?: boolean | undefined;
+  /** By serial, the challenges upstream servers asked (radius), taken as they are. */
+  asked?: ReadonlyMap<string, ChallengeSpec> | undefined;
 }
 
 /** The challenges made, and the messages of the tokens whose challenge could not be delivered. */
@@ -72,6 +74,8 @@ async function deliveredSpec(
   settings: TypeSettings,
   req: ChallengeRequest,
 ): Promise<ChallengeSpec | string> {
+  const asked = req.asked?.get(t.row.serial);
+  if (asked) return asked;
   const state = tokenState(rt, t);
   const opts = {
     policy: (a: string) => pol.value('authentication', a, true),

@@ -1,7 +1,7 @@
 // check_token_list's decision (reference 4.2.2, "first non-empty list wins"): every token a check
 // tries gets one outcome, and the outcome of the highest rung any token reached decides the answer
 // for the whole check. The outcomes are privacyIDEA's lists; the order is the table below.
-import type { OtpMatch } from '../../tokens/index.ts';
+import type { ChallengeSpec, OtpMatch } from '../../tokens/index.ts';
 import type { LoadedToken } from '../token/index.ts';
 import type { NextRound } from './challenges.ts';
 import type { Detail } from './policies.ts';
@@ -18,8 +18,11 @@ export type Outcome =
   | { kind: 'accepted'; token: LoadedToken }
   /** A 4eyes token given some but not all of the tokens it needs: its next round asks the rest. */
   | { kind: 'continuing'; token: LoadedToken; next: NextRound }
-  /** The pass is the PIN alone: the token asks a challenge (challenge-request list). */
-  | { kind: 'requesting'; token: LoadedToken }
+  /**
+   * The pass is the PIN alone: the token asks a challenge (challenge-request list); or an upstream
+   * server asked one (`challenge`, what it asked).
+   */
+  | { kind: 'requesting'; token: LoadedToken; challenge?: ChallengeSpec }
   /**
    * PIN right, OTP wrong, or its value taken by a concurrent request (pin-matching list); `spent`
    * when the value was right but another request spent it first (a replay, which the fail

@@ -9,6 +9,7 @@ import { passwordsOf, presentEyes } from './four-eyes.ts';
 import { autoResync, pinOk, splitPass } from './pass.ts';
 import type { Outcome } from './precedence.ts';
 import type { Round } from './round.ts';
+import { forwards, upstreamCheck } from './upstream.ts';
 import { clearTimedOutFailcount, unusable } from './usable.ts';
 
 export async function outcomeOf(round: Round, t: LoadedToken): Promise<Outcome> {
@@ -18,6 +19,7 @@ export async function outcomeOf(round: Round, t: LoadedToken): Promise<Outcome> 
   if (why) return { kind: 'unusable', token: t, reason: why };
   if (await startsChallenge(round, t)) return { kind: 'requesting', token: t };
   if (t.type.checksOtherTokens) return presentedOutcome(round, t);
+  if (forwards(t)) return forwardedOutcome(round, t);
   return oneStepOutcome(round, t);
 }
 
@@ -43,6 +45,7 @@ async function startsChallenge(round: Round, t: LoadedToken): Promise<boolean> {
   const { o } = round;
   const canRequest =
     !o.otponly &&
+    t.type.pinCheckedLocally(tokenState(round.rt, t)) &&
     t.type.challengeCapable &&
     (t.type.challengeAlways || round.challengeTypes.includes(t.type.type));
   return canRequest && (await pinOk(round.rt, t, o.pass, o));
@@ -66,4 +69,27 @@ async function oneStepOutcome(round: Round, t: LoadedToken): Promise<Outcome> {
   const match =
     t.type.checkOtp(tokenState(rt, t), parts.otp, now) ?? (await autoResync(rt, t, parts.otp, now));
   return match ? { kind: 'valid', token: t, use: match } : { kind: 'pinMatching', token: t, otp: parts.otp };
+}
+
+/**
+ * A forwarding token (radius): the PIN checked here if the token says so, the rest of the pass (or
+ * all of it) checked by the upstream server, whose Access-Challenge becomes this token's challenge.
+ * A refusal after a local PIN is a wrong OTP; without a local PIN, a wrong PIN (privacyIDEA's).
+ */
+async function forwardedOutcome(round: Round, t: LoadedToken): Promise<Outcome> {
+  const { rt, o } = round;
+  const localPin = !o.otponly && t.type.pinCheckedLocally(tokenState(rt, t));
+  let password = o.pass;
+  if (localPin) {
+    const parts = splitPass(t, o.pass, round.prependPin);
+    if (!parts || o.forceChallenge || !(await pinOk(rt, t, parts.pin, o)))
+      return { kind: 'invalid', token: t };
+    password = parts.otp;
+  }
+  const r = await upstreamCheck(round, t, password);
+  if (r.kind === 'challenge') return { kind: 'requesting', token: t, challenge: r.challenge };
+  // The counter counts the accepted values: its compare-and-set lets one request of several win.
+  if (r.kind === 'accept' && !o.forceChallenge)
+    return { kind: 'valid', token: t, use: { newCount: Number(t.row.count) + 1 } };
+  return localPin ? { kind: 'pinMatching', token: t, otp: password } : { kind: 'invalid', token: t };
 }

@@ -7,6 +7,7 @@ import type { ResolvedUser } from '../directory/index.ts';
 import { type LoadedToken, tokensOfOwner } from '../token/index.ts';
 import { addToCache, parseCacheWindow, verifyInCache } from './auth-cache.ts';
 import { checkTokenList } from './check-token-list.ts';
+import { passthruToRadius } from './passthru.ts';
 import { applyLastAuth, authLimitReached, type RequestPolicies, type Who } from './policies.ts';
 import { type CheckInput, typeFilter } from './request.ts';
 import type { ListResult } from './round.ts';
@@ -53,7 +54,7 @@ async function userPathUncached(rt: Runtime, req: UserRequest): Promise<ListResu
   const limit = await authLimitReached(rt, pol, user);
   if (limit) return { value: false, detail: { message: limit } };
   return withLastAuth(rt, pol, () =>
-    tokens.length === 0 ? passthru(req, user) : checkUserTokens(rt, req, user, tokens),
+    tokens.length === 0 ? passthru(rt, req, user) : checkUserTokens(rt, req, user, tokens),
   );
 }
 
@@ -67,12 +68,20 @@ function unknownUser({ pol, who }: UserRequest): ListResult {
   throw new UserError(`User <${who.login}@${who.realm}> does not exist.`);
 }
 
-/** A user without tokens: passthru=userstore checks the pass against the user store. */
-async function passthru({ input, pol }: UserRequest, user: ResolvedUser): Promise<ListResult> {
+/**
+ * A user without tokens: passthru=userstore checks the pass against the user store, passthru=<a
+ * RADIUS server identifier> asks that server (passthru.ts); a failed passthru goes on as without.
+ */
+async function passthru(rt: Runtime, { input, pol }: UserRequest, user: ResolvedUser): Promise<ListResult> {
   const names = pol.names('authentication', 'passthru');
-  if (names.length > 0 && pol.value('authentication', 'passthru') === 'userstore') {
-    const good = await user.store.checkPassword(user.info, input.pass ?? '').catch(() => false);
+  const target = names.length > 0 ? pol.value('authentication', 'passthru') : undefined;
+  const pass = input.pass ?? '';
+  if (target === 'userstore') {
+    const good = await user.store.checkPassword(user.info, pass).catch(() => false);
     if (good) return accepted(`against userstore due to '${names[0]}'`);
+  } else if (target) {
+    const res = await passthruToRadius(rt, pol, user, pass, target, names[0]!);
+    if (res) return res;
   }
   return { value: false, detail: { ...NO_TOKENS } };
 }

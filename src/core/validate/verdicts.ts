@@ -66,7 +66,10 @@ async function askChallenges(group: Group<'requesting'>, round: Round): Promise<
   if (o.pol.isSet('authentication', 'increase_failcounter_on_challenge')) {
     for (const t of tokens) await incFailcount(rt, t, round.now);
   }
-  const made = await createChallenges(rt, tokens, o.pol, { exception: o.exception });
+  const asked = new Map(
+    group.flatMap((x) => (x.challenge ? [[x.token.row.serial, x.challenge] as const] : [])),
+  );
+  const made = await createChallenges(rt, tokens, o.pol, { exception: o.exception, asked });
   return { value: false, detail: challengeDetail(made), token: tokens.at(-1) };
 }
 

@@ -10,6 +10,7 @@ export { healthRoutes } from './healthz.ts';
 export { machineRoutes } from './machine.ts';
 export { machineresolverRoutes } from './machineresolver.ts';
 export { policyRoutes } from './policy.ts';
+export { radiusserverRoutes } from './radiusserver.ts';
 export { realmRoutes } from './realm.ts';
 export { resolverRoutes } from './resolver.ts';
 export { serviceidRoutes } from './serviceid.ts';

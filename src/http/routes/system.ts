@@ -2,6 +2,7 @@
 // random keys, the security module, GnuPG keys, the configuration documentation and the token
 // types' tests of their configuration (/system/test/<tokentype>).
 import { documentation } from '../../core/documentation/index.ts';
+import { radiusServerNames } from '../../core/radiusserver/index.ts';
 import {
   type ConfigEntry,
   deleteConfig,
@@ -29,6 +30,7 @@ export function systemRoutes(r: RouteTable): void {
   r.add('post', '/system/setDefault', adminRoute('configwrite'), setDefault);
   r.add('post', '/system/test/:tokentype', adminRoute('configwrite'), testTokenType);
   r.add('get', '/system/', anyRoleRoute({ admin: 'configread' }), list);
+  r.add('get', '/system/names/radius', anyRoleRoute('enrollRADIUS'), radiusNames);
   r.add('get', '/system/:key', anyRoleRoute({ admin: 'configread' }), get);
   r.add('delete', '/system/:key', adminRoute('configdelete'), remove);
 }
@@ -71,6 +73,9 @@ const setDefault: Handler = async ({ params, context, audit }) => {
 };
 
 const list: Handler = async ({ context }) => ({ value: await listConfig(context()) });
+
+/** GET /system/names/radius: the identifiers of the RADIUS server definitions (for enrollment). */
+const radiusNames: Handler = async ({ rt }) => ({ value: await radiusServerNames(rt) });
 
 const get: Handler = async ({ params, context }) => ({
   value: await getConfigValue(context(), params.required('key')),
