@@ -1,12 +1,12 @@
 // What the token types share that send their one-time value in a message (e-mail and SMS;
 // reference 3.1, 4.3): an HOTP seed, an address given at enrollment or read from the owner's entry
 // in the user store at each challenge (`dynamic_…`), a PIN-only request that always starts a
-// challenge, and a value spent per challenge. The challenge moves the counter on by one and sends the value of the
-// new counter, so that a newer challenge voids the older ones — unless `<prefix>.concurrent_challenges`
-// is set, when each challenge keeps the counter of its own value (never the value itself) and stays
-// answerable until it expires. A kind says what its address is and how a message goes out
-// (`send`, through a channel of the outbox); the texts, the tags, the definition to send through
-// and the failure message follow one pattern here.
+// challenge, and a value spent per challenge. The challenge moves the counter on by one and sends
+// the value of the new counter, so that a newer challenge voids the older ones — unless
+// `<prefix>.concurrent_challenges` is set, when each challenge keeps the counter of its own value
+// (never the value itself) and stays answerable until it expires. A kind says what its address
+// is and how a message goes out (`send`, through a channel of the outbox); the texts, the tags,
+// the definition to send through and the failure message follow one pattern here.
 import { ParameterError } from '../errors.ts';
 import { isTrue } from '../is-true.ts';
 import { givenOrGenerated, otplenOf } from './enrollment.ts';

@@ -58,8 +58,8 @@ describe.each(testDialects())('SMS tokens on %s', (dialect) => {
     (t) => ({ s, op, admin } = t),
   );
 
-  /** An HTTP gateway posting `to` and `text` to the sink's `path`. */
-  const httpGateway = async (name: string, path: string) =>
+  /** An HTTP gateway posting `to` and `text` to the sink's `path` (or to `options.URL`). */
+  const httpGateway = async (name: string, path: string, options: Record<string, string> = {}) =>
     ok(
       await s.call(
         'POST',
@@ -73,6 +73,7 @@ describe.each(testDialects())('SMS tokens on %s', (dialect) => {
           'option.SEND_DATA_AS_JSON': 'no',
           'option.to': '{phone}',
           'option.text': '{otp}',
+          ...Object.fromEntries(Object.entries(options).map(([k, v]) => [`option.${k}`, v])),
         },
         admin,
       ),
@@ -289,12 +290,7 @@ describe.each(testDialects())('SMS tokens on %s', (dialect) => {
     http.answer = { status: 503, text: 'gateway overloaded' };
     await notSent();
     // A gateway nobody listens on.
-    await s.call(
-      'POST',
-      '/smsgateway',
-      { name: 'gw1', module: HTTP, 'option.URL': 'http://127.0.0.1:9/x' },
-      admin,
-    );
+    await httpGateway('gw1', '', { URL: 'http://127.0.0.1:9/x' });
     await notSent();
     await setConfig({ 'sms.identifier': 'nothere' });
     await notSent();
@@ -303,6 +299,42 @@ describe.each(testDialects())('SMS tokens on %s', (dialect) => {
     expect(
       await s.rt.store.db.selectFrom('challenge').selectAll().where('serial', '=', serial).execute(),
     ).toEqual([]);
+  });
+
+  it('a dynamic_phone owner without a mobile number gets the same answer; no challenge is made', async () => {
+    const serial = await enroll({ dynamic_phone: '1', user: 'bob' });
+    const r = await validateOk(s, { user: 'bob', realm: 'phone', pass: 'smspin' });
+    expect(r.json.result.value).toBe(false);
+    expect(r.json.detail.message).toBe(NOT_SENT);
+    expect(http.requests).toEqual([]);
+    expect(
+      await s.rt.store.db.selectFrom('challenge').selectAll().where('serial', '=', serial).execute(),
+    ).toEqual([]);
+  });
+
+  it('a hanging gateway holds only its own request: another login is answered meanwhile', async () => {
+    await enroll({ phone: '+49 151 0001' });
+    ok(
+      await s.call(
+        'POST',
+        '/token/init',
+        { type: 'spass', pin: 'bobpin', user: 'bob', realm: 'phone' },
+        admin,
+      ),
+    );
+    await httpGateway('gw1', '/gw1', { TIMEOUT: '3' });
+    http.answer = { status: 200, text: 'OK', hang: true };
+    let smsAnswered = false;
+    const hanging = check({ user: 'alice', realm: 'phone', pass: 'smspin' }).then((r) => {
+      smsAnswered = true;
+      return r;
+    });
+    // Once the gateway holds the request, the other login goes through.
+    while (http.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
+    const other = await validateOk(s, { user: 'bob', realm: 'phone', pass: 'bobpin' });
+    expect(other.json.result.value).toBe(true);
+    expect(smsAnswered).toBe(false);
+    expect((await hanging).json.detail.message).toBe(NOT_SENT);
   });
 
   it('POST /system/test/sms answers Not implemented, as privacyIDEA does', async () => {
