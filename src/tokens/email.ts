@@ -5,16 +5,8 @@
 // `emailsubject` (default "Your OTP") and `emailtext` (default "<otp>"), with tags; a body that is
 // an HTML document is sent as text/html.
 import { ParameterError } from '../errors.ts';
-import { isTrue } from '../is-true.ts';
 import { fillTags, MessageOtpType, type MessageTags } from './message-otp.ts';
-import {
-  ChallengeDeliveryError,
-  type ChallengeOptions,
-  type EnrollRequest,
-  type Outbox,
-  type TokenState,
-  type TypeSettings,
-} from './token-type.ts';
+import type { ChallengeOptions, Outbox, TypeSettings } from './token-type.ts';
 
 /** Enough of an address to refuse a typo; the SMTP server has the last word. */
 const ADDRESS = /^[^\s@]+@[^\s@]+$/;
@@ -27,48 +19,30 @@ export class EmailType extends MessageOtpType {
   override readonly challengeMessage = 'Enter the OTP from the Email';
   override readonly notSentMessage = 'The PIN was correct, but the EMail could not be sent!';
   protected readonly settingsPrefix = 'email';
+  protected readonly validity = { setting: 'email.validtime', defaultSeconds: 120 };
+  protected readonly definitionKind = 'SMTP server';
   protected readonly challengeTextAction = 'email_challenge_text';
+  protected readonly address = {
+    info: 'email',
+    dynamic: 'dynamic_email',
+    ownerAttribute: 'email',
+    what: 'e-mail address',
+  };
 
-  protected enrollInfo(req: EnrollRequest): Record<string, string> {
-    if (isTrue(req.params.dynamic_email ?? '')) return { dynamic_email: 'True' };
-    const email = (req.params.email ?? '').trim();
-    if (email === '') throw ParameterError.missing('email');
-    if (!ADDRESS.test(email) || email.length > 255)
-      throw new ParameterError(`'${email}' is not an e-mail address`);
-    return { email };
+  protected isAddress(value: string): boolean {
+    return ADDRESS.test(value) && value.length <= 255;
   }
 
-  /** Where the mail goes: the owner's address for a dynamic token, else the enrolled one. */
-  private recipient(token: TokenState, tags: MessageTags): string {
-    const to = isTrue(token.info.dynamic_email ?? '') ? (tags.email ?? '') : (token.info.email ?? '');
-    if (to === '')
-      throw new ChallengeDeliveryError(
-        this.notSentMessage,
-        `the token ${token.serial} has no e-mail address`,
-      );
-    return to;
-  }
-
-  protected async deliver(token: TokenState, tags: MessageTags, opts: ChallengeOptions): Promise<void> {
-    const to = this.recipient(token, tags);
-    const identifier = opts.settings?.get('email.identifier') ?? '';
-    if (identifier === '' || !opts.outbox)
-      throw new ChallengeDeliveryError(
-        this.notSentMessage,
-        'the system setting email.identifier names no SMTP server',
-      );
-    const body = fillTags(opts.policy('emailtext') ?? '<otp>', tags);
-    const subject = fillTags(opts.policy('emailsubject') ?? 'Your OTP', tags);
-    try {
-      await opts.outbox.mail(identifier, {
-        to,
-        subject,
-        body,
-        mimetype: HTML_DOCUMENT.test(body) ? 'html' : 'plain',
-      });
-    } catch (e) {
-      throw new ChallengeDeliveryError(this.notSentMessage, (e as Error).message);
-    }
+  protected async send(
+    outbox: Outbox,
+    via: string,
+    to: string,
+    tags: MessageTags,
+    policy: ChallengeOptions['policy'],
+  ): Promise<void> {
+    const body = fillTags(policy('emailtext') ?? '<otp>', tags);
+    const subject = fillTags(policy('emailsubject') ?? 'Your OTP', tags);
+    await outbox.mail(via, { to, subject, body, mimetype: HTML_DOCUMENT.test(body) ? 'html' : 'plain' });
   }
 
   /**

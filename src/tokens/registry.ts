@@ -13,6 +13,7 @@ import { PaperType } from './paper.ts';
 import { PwType, RegistrationType } from './password-type.ts';
 import { QuestionType } from './question.ts';
 import { RadiusType } from './radius.ts';
+import { SmsType } from './sms.ts';
 import { SpassType } from './spass.ts';
 import { SshkeyType } from './sshkey.ts';
 import { TanType } from './tan.ts';
@@ -37,6 +38,7 @@ const TYPES: readonly TokenType[] = [
   new IndexedSecretType(),
   new FourEyesType(),
   new EmailType(),
+  new SmsType(),
   new RadiusType(),
 ];
 

@@ -58,6 +58,8 @@ export interface OutboundMail {
 export interface Outbox {
   /** Sends a mail through the SMTP server definition `identifier` (/smtpserver/). */
   mail(identifier: string, mail: OutboundMail): Promise<void>;
+  /** Sends a text message to `phone` through the SMS gateway definition `gateway` (/smsgateway/). */
+  sms(gateway: string, phone: string, message: string): Promise<void>;
 }
 
 /**
@@ -252,6 +254,12 @@ export abstract class TokenType {
    * → action, e.g. hashlib ← `hotp_hashlib`), applied when the request does not give them.
    */
   readonly parameterDefaults: Readonly<Record<string, string>> = {};
+  /**
+   * Enrollment parameters a restricted caller may give only with a value an admin- or user-scope
+   * action of theirs lists (parameter → action, the values separated by blanks; sms.identifier ←
+   * `sms_gateways`). Callers without an active policy of their scope may give any value.
+   */
+  readonly parameterChoices: Readonly<Record<string, string>> = {};
   /** Whether an enrollment can wait for an OTP value of the new token (`verify_enrollment`). */
   readonly verifiableEnrollment: boolean = false;
   /** Whether it can be enrolled in two steps, the client adding part of the seed (two-step.ts). */

@@ -16,6 +16,7 @@ import { expectServiceError, ok } from '../helpers/user-stores.ts';
 const HTTP = 'privacyidea.lib.smsprovider.HttpSMSProvider.HttpSMSProvider';
 const SMPP = 'privacyidea.lib.smsprovider.SmppSMSProvider.SmppSMSProvider';
 const SCRIPT = 'privacyidea.lib.smsprovider.ScriptSMSProvider.ScriptSMSProvider';
+const SMTP = 'privacyidea.lib.smsprovider.SmtpSMSProvider.SmtpSMSProvider';
 
 describe.each(testDialects())('SMS gateways on %s', (dialect) => {
   let s: TestServer;
@@ -67,7 +68,16 @@ describe.each(testDialects())('SMS gateways on %s', (dialect) => {
 
   it('lists every provider with its parameters', async () => {
     const providers = ok(await s.call('GET', '/smsgateway/providers', {}, admin));
-    expect(Object.keys(providers).sort()).toEqual([HTTP, SCRIPT, SMPP]);
+    expect(Object.keys(providers).sort()).toEqual([HTTP, SCRIPT, SMPP, SMTP]);
+    expect(providers[SMTP]).toMatchObject({ options_allowed: false, headers_allowed: false });
+    expect(Object.keys(providers[SMTP].parameters).sort()).toEqual([
+      'BODY',
+      'MAILTO',
+      'REGEXP',
+      'SMTPIDENTIFIER',
+      'SUBJECT',
+    ]);
+    expect(providers[SMTP].parameters.MAILTO.required).toBe(true);
     expect(providers[HTTP]).toMatchObject({ options_allowed: true, headers_allowed: true });
     expect(providers[HTTP].parameters.URL).toEqual({
       required: true,
@@ -197,12 +207,8 @@ describe.each(testDialects())('SMS gateways on %s', (dialect) => {
         /^Unknown SMS provider module 'privacyidea\.lib\.smsprovider\.Nothing\.Nothing': use one of /,
       ],
       [
-        {
-          name: 'x',
-          module: 'privacyidea.lib.smsprovider.SmtpSMSProvider.SmtpSMSProvider',
-          'option.MAILTO': '{phone}@sms.example',
-        },
-        'The SMS provider privacyidea.lib.smsprovider.SmtpSMSProvider.SmtpSMSProvider is not available yet (it needs SMTP server definitions)',
+        { name: 'x', module: SMTP, 'option.MAILTO': '{phone}@sms.example' },
+        "Missing parameter: 'option.SMTPIDENTIFIER'",
       ],
       [{ ...httpGateway(), 'option.URL': '' }, "Missing parameter: 'option.URL'"],
       [

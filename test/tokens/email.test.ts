@@ -53,6 +53,9 @@ function options(
         if (identifier === 'down') throw new Error('connection refused: ECONNREFUSED');
         sent.push({ identifier, mail });
       },
+      sms: async () => {
+        throw new Error('an e-mail token sends no SMS');
+      },
     },
   };
 }

@@ -191,6 +191,8 @@ describe('registry', () => {
       motp: 'PIMO',
       sshkey: 'SSHK',
       question: 'QUST',
+      email: 'PIEM',
+      sms: 'PISM',
     });
     expect(new Set(tokenTypes().map((t) => t.type)).size).toBe(tokenTypes().length);
   });

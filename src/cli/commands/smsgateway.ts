@@ -129,7 +129,7 @@ function setCommand(): Command {
     .description('create an SMS gateway or change it (what is not named is kept, unless --replace)')
     .option(
       '--module <module>',
-      'the provider: its module (authsrv smsgateway providers) or http, smpp, script; default: the stored one',
+      'the provider: its module (authsrv smsgateway providers) or http, smtp, smpp, script; default: the stored one',
     )
     .option('--description <text>', 'a description')
     .option('--secret <key>', 'a secret option or header to ask for (repeatable); same as KEY=-', collect, [])

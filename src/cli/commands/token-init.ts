@@ -21,6 +21,9 @@ interface InitOptions {
   description?: string;
   email?: string;
   dynamicEmail?: boolean;
+  phone?: string;
+  dynamicPhone?: boolean;
+  smsIdentifier?: string;
   json?: boolean;
   /** false with --no-qr */
   qr: boolean;
@@ -31,7 +34,7 @@ interface InitOptions {
 export function tokenInitCommand(): Command {
   return new Command('init')
     .description('enroll a token (or re-key an existing one of the same type)')
-    .requiredOption('--type <type>', 'hotp, totp, spass, pw, registration, email, …')
+    .requiredOption('--type <type>', 'hotp, totp, spass, pw, registration, email, sms, …')
     .option('--serial <serial>', 'the serial (default: generated)')
     .option('--user <user>', 'the owner (USER or USER@REALM)')
     .option('--realm <realm>', "the owner's realm, or without --user the token's realm")
@@ -43,6 +46,12 @@ export function tokenInitCommand(): Command {
     .option('--description <text>', 'description')
     .option('--email <address>', 'email: where the one-time values are mailed')
     .option('--dynamic-email', "email: mail them to the owner's address in the user store")
+    .option('--phone <number>', 'sms: where the one-time values are sent')
+    .option('--dynamic-phone', "sms: send them to the owner's mobile number in the user store")
+    .option(
+      '--sms-identifier <gateway>',
+      'sms: the SMS gateway of the token (default: config sms.identifier)',
+    )
     .option('--json', 'print JSON (without QR images)')
     .option('--no-qr', 'do not draw the QR code of the otpauth URI in the terminal')
     .option('--qr-png <file>', 'also write the QR code as a PNG image (mode 0600, a new file)')
@@ -100,6 +109,9 @@ function initParams(o: InitOptions, pin: string | undefined): Record<string, str
   if (o.description !== undefined) p.description = o.description;
   if (o.email !== undefined) p.email = o.email;
   if (o.dynamicEmail) p.dynamic_email = '1';
+  if (o.phone !== undefined) p.phone = o.phone;
+  if (o.dynamicPhone) p.dynamic_phone = '1';
+  if (o.smsIdentifier !== undefined) p['sms.identifier'] = o.smsIdentifier;
   if (pin !== undefined) p.pin = pin;
   return p;
 }
@@ -115,6 +127,9 @@ function initDetail(o: InitOptions): string {
   if (o.pinStdin) words.push('--pin-stdin');
   if (o.email) words.push(`--email ${o.email}`);
   if (o.dynamicEmail) words.push('--dynamic-email');
+  if (o.phone) words.push(`--phone ${o.phone}`);
+  if (o.dynamicPhone) words.push('--dynamic-phone');
+  if (o.smsIdentifier) words.push(`--sms-identifier ${o.smsIdentifier}`);
   return words.join(' ');
 }
 

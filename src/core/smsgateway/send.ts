@@ -6,6 +6,7 @@ import { ParameterError } from '../../errors.ts';
 import { SmsSendError, smsProvider } from '../../gateways/sms/index.ts';
 import type { Runtime } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
+import { sendMailVia } from '../smtpserver/index.ts';
 import { providerSettings } from './definition.ts';
 import { openGateway } from './gateways.ts';
 
@@ -32,6 +33,7 @@ export async function sendSms(
     await provider.send(providerSettings(found.definition), phone, message, {
       log: rt.log,
       scriptsDir: rt.config.sms.scriptsDir,
+      mail: (identifier, mail) => sendMailVia(rt, identifier, mail),
     });
     rt.log.info({ smsgateway: gateway }, 'SMS sent');
     return { success: true };

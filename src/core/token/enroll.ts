@@ -16,7 +16,7 @@ import {
   type TokenType,
   type TypeSettings,
 } from '../../tokens/index.ts';
-import { actionValue, allow, isAllowed, type Target } from '../access/index.ts';
+import { actionValue, actionValues, allow, isAllowed, type Target, unrestricted } from '../access/index.ts';
 import type { Context } from '../context.ts';
 import { type ResolvedUser, realmExists } from '../directory/index.ts';
 import { checkLength, cutChars, LIMITS } from '../limits.ts';
@@ -83,6 +83,7 @@ export async function initToken(ctx: Context, given: Readonly<Record<string, str
   await applyLabelPolicies(ctx, e);
   await applyPinPolicies(ctx, e);
   await applyParameterDefaults(ctx, e);
+  await checkParameterChoices(ctx, e);
   if (e.params.realm && !e.owner && !(await realmExists(ctx, e.params.realm))) {
     throw new ParameterError(`The realm '${e.params.realm}' does not exist.`);
   }
@@ -221,6 +222,20 @@ async function applyParameterDefaults(ctx: Context, e: Enrolling): Promise<void>
     if (e.params[param]) continue;
     const v = await actionValue(ctx, action, e.target);
     if (v !== undefined) e.params[param] = v;
+  }
+}
+
+/**
+ * A parameter the type lets a restricted caller choose only among the values of a policy of theirs
+ * (sms.identifier among `sms_gateways`): any other value refuses the enrollment, as privacyIDEA's
+ * prepolicy does.
+ */
+async function checkParameterChoices(ctx: Context, e: Enrolling): Promise<void> {
+  for (const [param, action] of Object.entries(e.type.parameterChoices)) {
+    const chosen = e.params[param]?.trim();
+    if (!chosen || (await unrestricted(ctx))) continue;
+    const allowed = await actionValues(ctx, action, e.target);
+    if (!allowed.has(chosen)) throw new PolicyError(`The requested ${param} is not allowed to be used.`);
   }
 }
 

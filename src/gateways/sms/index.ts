@@ -1,5 +1,5 @@
 // SMS providers (plug-in family): how a message reaches a phone through an SMS gateway definition
-// (HTTP, SMPP, a script; SMTP reserved). src/core/smsgateway stores the definitions and asks these.
+// (HTTP, a mail through an SMTP server, SMPP, a script). src/core/smsgateway stores the definitions and asks these.
 export {
   type GatewaySettings,
   type ProviderParameter,

@@ -3,6 +3,7 @@
 // privacyIDEA does), checks a gateway's options and headers before they are stored, and sends one
 // message. Core never branches on a provider's name.
 import type { Logger } from 'pino';
+import type { MailMessage } from '../smtp/index.ts';
 
 /** One parameter of a provider, as GET /smsgateway/providers lists it. */
 export interface ProviderParameter {
@@ -28,6 +29,11 @@ export interface SendEnvironment {
   log: Logger;
   /** The directory whose executables the script provider runs (sms.scripts_dir). */
   scriptsDir: string;
+  /**
+   * Sends a mail through the SMTP server definition `identifier` (the SMTP provider's channel;
+   * core passes it in, the gateways know no definitions); rejects with the reason.
+   */
+  mail?: ((identifier: string, mail: MailMessage) => Promise<void>) | undefined;
 }
 
 /** Why a message was not sent, in words for the administrator (no secret in it). */

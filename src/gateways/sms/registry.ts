@@ -1,19 +1,22 @@
 // The SMS providers by module, in the order GET /smsgateway/providers lists them. Adding a provider
-// is one file and one line here. The SMTP provider (privacyIDEA's SmtpSMSProvider: a mail to an
-// SMS gateway address through an SMTP server definition) has its slot reserved: it comes once
-// SMTP server definitions exist, and until then its module is refused with that reason.
+// is one file and one line here. Modules of privacyIDEA that authsrv does not offer are refused
+// with the reason.
 import { ParameterError } from '../../errors.ts';
 import { httpProvider } from './http.ts';
 import type { SmsProvider } from './provider.ts';
 import { scriptProvider } from './script.ts';
 import { smppProvider } from './smpp.ts';
+import { smtpProvider } from './smtp.ts';
 
-export const SMS_PROVIDERS: readonly SmsProvider[] = [httpProvider, smppProvider, scriptProvider];
+export const SMS_PROVIDERS: readonly SmsProvider[] = [
+  httpProvider,
+  smtpProvider,
+  smppProvider,
+  scriptProvider,
+];
 
-/** Modules privacyIDEA has that authsrv does not offer (yet), with the reason. */
+/** Modules privacyIDEA has that authsrv does not offer, with the reason. */
 const NOT_OFFERED: Readonly<Record<string, string>> = {
-  'privacyidea.lib.smsprovider.SmtpSMSProvider.SmtpSMSProvider':
-    'is not available yet (it needs SMTP server definitions)',
   'privacyidea.lib.smsprovider.SipgateSMSProvider.SipgateSMSProvider':
     "is not offered: use the HTTP provider with Sipgate's API",
   'privacyidea.lib.smsprovider.FirebaseProvider.FirebaseProvider':

@@ -34,12 +34,14 @@ describe.each(testDialects())('authsrv smsgateway on %s', (dialect) => {
     const providers = await json(['smsgateway', 'providers']);
     expect(Object.keys(providers)).toEqual([
       HTTP,
+      'privacyidea.lib.smsprovider.SmtpSMSProvider.SmtpSMSProvider',
       'privacyidea.lib.smsprovider.SmppSMSProvider.SmppSMSProvider',
       'privacyidea.lib.smsprovider.ScriptSMSProvider.ScriptSMSProvider',
     ]);
     const table = await c.run(['smsgateway', 'providers']);
     expect(table.stdout).toMatch(/URL\*/);
     expect(table.stdout).toMatch(/SMSC_HOST\*/);
+    expect(table.stdout).toMatch(/SMTPIDENTIFIER\*/);
   });
 
   it('sets, lists, tests and deletes a gateway; secrets from stdin only; audits each', async () => {

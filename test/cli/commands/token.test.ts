@@ -179,6 +179,29 @@ describe.each(testDialects())('authsrv token and validate check on %s', (dialect
     expect(await token('Q3')).toBeUndefined();
   });
 
+  it('enrolls an SMS token with --phone or --dynamic-phone, and --sms-identifier', async () => {
+    const init = (...words: string[]) => c.run(['token', 'init', '--type', 'sms', ...words, '--json']);
+    expect((await init('--serial', 'S1', '--phone', '+49 170 1234', '--sms-identifier', 'gw2')).code).toBe(0);
+    expect((await init('--serial', 'S2', '--dynamic-phone')).code).toBe(0);
+    expect(expectOneLineError(await init('--serial', 'S3'))).toBe("authsrv: Missing parameter: 'phone'");
+    expect(expectOneLineError(await init('--serial', 'S3', '--phone', 'call me'))).toBe(
+      "authsrv: 'call me' is not a valid phone number",
+    );
+    const info = await ctx.store.db
+      .selectFrom('tokeninfo')
+      .innerJoin('token', 'token.id', 'tokeninfo.token_id')
+      .select(['token.serial', 'tokeninfo.key', 'tokeninfo.value'])
+      .where('tokeninfo.key', 'in', ['phone', 'dynamic_phone', 'sms.identifier'])
+      .orderBy('token.serial')
+      .orderBy('tokeninfo.key')
+      .execute();
+    expect(info).toEqual([
+      { serial: 'S1', key: 'phone', value: '+49 170 1234' },
+      { serial: 'S1', key: 'sms.identifier', value: 'gw2' },
+      { serial: 'S2', key: 'dynamic_phone', value: 'True' },
+    ]);
+  });
+
   it('enrolls an e-mail token with --email or --dynamic-email', async () => {
     const init = (...words: string[]) => c.run(['token', 'init', '--type', 'email', ...words, '--json']);
     expect((await init('--serial', 'E1', '--email', 'alice@example.com')).code).toBe(0);
