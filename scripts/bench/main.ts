@@ -2,8 +2,9 @@
 // reachable), creates the fixtures through the API, drives each scenario with autocannon from a
 // second process (driver.ts) with response signing on and off, checks every answer, and prints one
 // table (Markdown) plus bench-results/<timestamp>.json. Exit code 1 when any scenario failed.
-// Options (args.ts), scenarios (scenarios.ts), the PIN hash bound (hash-bound.ts) and verdicts and
-// table (report.ts) have modules of their own, tested by test/scripts/.
+// Options (args.ts), scenarios (scenarios.ts), the PIN hash bound (hash-bound.ts), verdicts and
+// table (report.ts), and scenario 8's silent SMTP server (silent-listener.ts) and e-mail challenge
+// stream (mail-stream.ts) have modules of their own, tested by test/scripts/.
 //
 // Usage: node scripts/bench/main.ts [--quick] [--only 1,2p,5] [--db sqlite,postgres] [--signing on,off]
 //        [--duration S] [--warmup S] [--connections N] [--hotp-tokens N] [--tokens N] [--audit-rows N]
