@@ -48,6 +48,21 @@ export function challengeOf(e: Envelope): string | undefined {
     : undefined;
 }
 
+/** privacyIDEA's answer to a PIN-only request of an e-mail token whose mail could not be sent. */
+export const MAIL_NOT_SENT = 'The PIN was correct, but the EMail could not be sent!';
+
+/**
+ * What is wrong with the answer to an e-mail challenge request whose SMTP server never answers
+ * (scenario 8): it must say that the mail could not be sent, and make no challenge.
+ */
+export function mailNotSent(e: Envelope): string | undefined {
+  return e.result?.value === false &&
+    e.detail?.message === MAIL_NOT_SENT &&
+    e.detail.transaction_id === undefined
+    ? undefined
+    : 'not "could not be sent"';
+}
+
 /** The check of each answer of a workload (for 'challenge': of its second request, the OTP). */
 export function problemOf(w: Workload): Problem {
   switch (w.kind) {

@@ -19,7 +19,7 @@ export const RESOLVER = 'benchusers';
 export const LDAP_PASSTHRU_REALM = 'ldappw';
 
 /** 'none': users without a token (they log in with their password in the user store). */
-export type TokenKind = 'pw' | 'spass' | 'hotp' | 'hotp-pin' | 'none';
+export type TokenKind = 'pw' | 'spass' | 'hotp' | 'hotp-pin' | 'email' | 'none';
 
 export interface TokenGroup extends UserGroup {
   token: TokenKind;
@@ -44,6 +44,8 @@ export function tokenGroups(hotpTokens: number, ldapUsers: number): Record<strin
     hp: g('hp', 64, 'bench', 'hotp-pin'),
     wr: g('wr', 500, 'bench', 'hotp'),
     cr: g('cr', 64, 'cr', 'hotp-pin'),
+    // e-mail tokens without PIN (scenario 8): the PIN-only request is an empty pass, no argon2id
+    em: g('em', 64, 'bench', 'email'),
     // slapd's generated users user0001 … (scripts/fixtures/slapd.ts)
     ldap: { prefix: 'user', width: 4, count: ldapUsers, realm: 'ldap', token: 'hotp', resolver: 'ldap' },
     // The same slapd users through a second resolver of the same directory: the tokens above belong
@@ -118,6 +120,24 @@ export async function createUserStores(
   });
 }
 
+/** The SMTP server definition of scenario 8: the silent listener, which never greets. */
+export const SILENT_SMTP = 'bench-silent';
+
+/**
+ * The SMTP server definition `bench-silent` on 127.0.0.1:`port` with `timeoutSeconds`, and the
+ * system setting `email.identifier` naming it: every e-mail token mails through it.
+ */
+export async function createSilentSmtpServer(api: Api, port: number, timeoutSeconds: number): Promise<void> {
+  await api.call('POST', `/smtpserver/${SILENT_SMTP}`, {
+    server: '127.0.0.1',
+    port: String(port),
+    sender: 'otp@bench.example',
+    timeout: String(timeoutSeconds),
+    description: 'accepts connections and never answers (scenario 8)',
+  });
+  await api.call('POST', '/system/setConfig', { 'email.identifier': SILENT_SMTP });
+}
+
 const CSV_CHUNK = 2_000;
 /** Uploads at a time: an import also waits for the database's round trips. */
 const BULK_PARALLEL = 6;
@@ -150,6 +170,12 @@ async function initTokens(api: Api, g: TokenGroup): Promise<void> {
       await api.call('POST', '/token/init', { ...common, type: 'pw', otpkey: staticPassword(g.prefix, i) });
     } else if (g.token === 'spass') {
       await api.call('POST', '/token/init', { ...common, type: 'spass', pin: PIN });
+    } else if (g.token === 'email') {
+      await api.call('POST', '/token/init', {
+        ...common,
+        type: 'email',
+        email: `${common.user}@bench.example`,
+      });
     } else {
       const otpkey = tokenKey(g.prefix, i).toString('hex');
       await api.call('POST', '/token/init', { ...common, type: 'hotp', otpkey, pin: PIN });

@@ -2,8 +2,9 @@
 // reachable), creates the fixtures through the API, drives each scenario with autocannon from a
 // second process (driver.ts) with response signing on and off, checks every answer, and prints one
 // table (Markdown) plus bench-results/<timestamp>.json. Exit code 1 when any scenario failed.
-// Options (args.ts), scenarios (scenarios.ts), the PIN hash bound (hash-bound.ts) and verdicts and
-// table (report.ts) have modules of their own, tested by test/scripts/.
+// Options (args.ts), scenarios (scenarios.ts), the PIN hash bound (hash-bound.ts), verdicts and
+// table (report.ts), and scenario 8's silent SMTP server (silent-listener.ts) and e-mail challenge
+// stream (mail-stream.ts) have modules of their own, tested by test/scripts/.
 //
 // Usage: node scripts/bench/main.ts [--quick] [--only 1,2p,5] [--db sqlite,postgres] [--signing on,off]
 //        [--duration S] [--warmup S] [--connections N] [--hotp-tokens N] [--tokens N] [--audit-rows N]
@@ -20,6 +21,7 @@ import { Api } from './api.ts';
 import { HELP, parseCommandLine, selectScenarios } from './args.ts';
 import {
   createBulkTokens,
+  createSilentSmtpServer,
   createTokens,
   createUserStores,
   insertAuditRows,
@@ -28,10 +30,20 @@ import {
   writePasswdFile,
 } from './fixtures.ts';
 import { hashBoundNote, hashesPerSecond } from './hash-bound.ts';
+import { type MailStream, startMailStream } from './mail-stream.ts';
 import type { DriverPlan, DriverResult } from './plan.ts';
-import { failedStep, failureReport, judge, type Row, renderTable } from './report.ts';
+import {
+  failedStep,
+  failureReport,
+  hangingMailNote,
+  judge,
+  judgeMail,
+  type Row,
+  renderTable,
+} from './report.ts';
 import { type RunEnv, type Scenario, scenarioList } from './scenarios.ts';
 import { type AuthsrvServer, ROOT, startServer } from './server.ts';
+import { type SilentListener, startSilentListener } from './silent-listener.ts';
 
 // --- options ---------------------------------------------------------------------------------------
 
@@ -213,6 +225,7 @@ async function runScenario(
   env: RunEnv,
   dir: string,
   ldap: Ldap | undefined,
+  silentSmtp: SilentListener | undefined,
 ): Promise<void> {
   const row: Row = {
     scenario: s.id,
@@ -245,6 +258,37 @@ async function runScenario(
       signed,
       workload,
     };
+    const continues = 'group' in workload && (workload.kind === 'hotp' || workload.kind === 'challenge');
+    let mailStream: MailStream | undefined;
+    let smtpAcceptedBefore = 0;
+    if (s.hangingMail) {
+      // The first phase: the same logins without the hanging sender (its own warm-up and window).
+      let aloneCpuStart = 0;
+      const alone = await runDriver(plan, dir, async () => {
+        aloneCpuStart = server.cpuMs();
+      });
+      const aloneCpuMs = server.cpuMs() - aloneCpuStart;
+      if (continues) env.seq[s.groups[0]!] = alone.seq;
+      const failure = judge(alone);
+      if (failure !== undefined) throw new Error(`the run without the hanging sender failed: ${failure}`);
+      const a = alone.measured;
+      row.alone = {
+        rate: a.good / a.seconds,
+        p50: a.p50,
+        p99: a.p99,
+        cpuMsPerUnit: aloneCpuMs / a.good,
+        measured: a,
+      };
+      // The second phase continues the round robin; the stream runs through its warm-up and window.
+      plan.workload = s.workload(env);
+      smtpAcceptedBefore = silentSmtp?.accepted() ?? 0;
+      mailStream = startMailStream({
+        url: server.url,
+        group: env.groups[s.hangingMail.group]!,
+        connections: s.hangingMail.connections,
+        signed,
+      });
+    }
     let probe: Probe | undefined;
     let ldapBefore = ldap && s.ldap ? await ldap.operationCounts() : undefined;
     const ldapStart = ldapBefore;
@@ -262,9 +306,8 @@ async function runScenario(
     });
     row.healthz = probe?.stop();
     row.rssMiB = server.takeMaxRss() / 1024;
-    if ('group' in workload && (workload.kind === 'hotp' || workload.kind === 'challenge')) {
-      env.seq[s.groups[0]!] = result.seq;
-    }
+    if (continues) env.seq[s.groups[0]!] = result.seq;
+    const mail = await mailStream?.stop();
     const m = result.measured;
     row.warmup = result.warmup;
     row.measured = m;
@@ -300,10 +343,19 @@ async function runScenario(
           `logins ${o.coldLogins}+${o.logins})`,
       );
     }
+    if (mail && s.hangingMail) {
+      row.mail = {
+        ...mail,
+        smtpConnections: (silentSmtp?.accepted() ?? 0) - smtpAcceptedBefore,
+        connections: s.hangingMail.connections,
+        smtpTimeoutSeconds: s.hangingMail.smtpTimeoutSeconds,
+      };
+      row.notes.push(hangingMailNote(row));
+    }
     if (row.hashBound !== undefined) row.notes.push(hashBoundNote(row.rate, s.hashes, row.hashBound));
     if (row.healthz && s.hashes > 0)
       row.notes.push(`/healthz p50 ${row.healthz.p50.toFixed(1)} ms, max ${row.healthz.max.toFixed(0)} ms`);
-    const failure = judge(result);
+    const failure = judge(result) ?? (mail ? judgeMail(mail) : undefined);
     if (failure !== undefined) row.failure = failure;
     else row.ok = true;
   } catch (e) {
@@ -357,6 +409,7 @@ async function benchDialect(
   dbName: 'sqlite' | 'postgres',
   scenarios: Scenario[],
   slapd: Awaited<ReturnType<typeof startSlapd>> | undefined,
+  silentSmtp: SilentListener | undefined,
 ): Promise<void> {
   log(`\n== ${dbName} ==`);
   let databaseUrl = '';
@@ -398,6 +451,10 @@ async function benchDialect(
             }
           : undefined;
       await createUserStores(api, passwd, ldap);
+      const hanging = scenarios.find((s) => s.hangingMail)?.hangingMail;
+      if (hanging && silentSmtp) {
+        await createSilentSmtpServer(api, silentSmtp.port, hanging.smtpTimeoutSeconds);
+      }
     });
     for (const g of needed) {
       if (g.token === 'none') continue;
@@ -421,7 +478,7 @@ async function benchDialect(
       for (const [i, signed] of signings.entries()) {
         if (i > 0 || current !== signed) await restart(signed);
         current = signed;
-        for (const s of small) await runScenario(s, dbName, signed, server!, env, dir, slapd);
+        for (const s of small) await runScenario(s, dbName, signed, server!, env, dir, slapd, silentSmtp);
       }
     }
     if (large.length) {
@@ -437,7 +494,7 @@ async function benchDialect(
       const order = [current, ...signings.filter((s) => s !== current)].filter((s) => signings.includes(s));
       for (const [i, signed] of order.entries()) {
         if (i > 0) await restart(signed);
-        for (const s of large) await runScenario(s, dbName, signed, server!, env, dir, slapd);
+        for (const s of large) await runScenario(s, dbName, signed, server!, env, dir, slapd, silentSmtp);
       }
     }
   } catch (e) {
@@ -488,10 +545,13 @@ const slapd = scenarios.some((s) => s.ldap)
     })
   : undefined;
 const runnable = slapd ? scenarios : scenarios.filter((s) => !s.ldap);
+// Scenario 8's SMTP server: accepts and never answers (the benchmark's own, like slapd).
+const silentSmtp = scenarios.some((s) => s.hangingMail) ? await startSilentListener() : undefined;
 try {
-  for (const d of opts.dbs) await benchDialect(d, runnable, slapd);
+  for (const d of opts.dbs) await benchDialect(d, runnable, slapd, silentSmtp);
 } finally {
   await slapd?.stop();
+  await silentSmtp?.close();
 }
 const totalSeconds = (performance.now() - started) / 1000;
 

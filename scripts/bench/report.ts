@@ -1,6 +1,7 @@
 // The benchmark's verdicts and report (main.ts): whether a scenario run succeeded as intended, the
 // Markdown table of the rows and the failure summary that makes the exit code 1. Pure functions, so
 // that test/scripts/ can check them with crafted driver results.
+import type { MailStreamResult } from './mail-stream.ts';
 import type { DriverResult, PhaseResult } from './plan.ts';
 
 /** One line of the table and of the results file's `results`. */
@@ -40,6 +41,10 @@ export interface Row {
     coldLogins: number;
   };
   healthz?: { samples: number; p50: number; max: number };
+  /** Scenario 8: the same logins measured first without the hanging e-mail challenges. */
+  alone?: { rate: number; p50: number; p99: number; cpuMsPerUnit: number; measured: PhaseResult };
+  /** Scenario 8: the e-mail challenge requests sent meanwhile, and the connections the silent SMTP server accepted. */
+  mail?: MailStreamResult & { smtpConnections: number; connections: number; smtpTimeoutSeconds: number };
 }
 
 /**
@@ -87,6 +92,40 @@ export function failedStep(title: string, db: string, failure: string): Row {
 }
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
+
+/**
+ * Why scenario 8's e-mail challenge requests did not go as intended, undefined when they did: each
+ * must have answered "could not be sent", and at least one must have.
+ */
+export function judgeMail(mail: MailStreamResult): string | undefined {
+  if (mail.other > 0) {
+    return `e-mail challenges: ${mail.other} of ${mail.requests} did not answer "could not be sent"${
+      mail.samples.length ? `\n      e.g. ${mail.samples.join('\n      e.g. ')}` : ''
+    }`;
+  }
+  if (mail.notSent === 0) return 'e-mail challenges: none was answered';
+  return undefined;
+}
+
+/** Scenario 8's note: the logins without the hanging sender, and what the e-mail challenges answered. */
+export function hangingMailNote(row: Pick<Row, 'unit' | 'alone' | 'mail'>): string {
+  const parts: string[] = [];
+  if (row.alone) {
+    parts.push(
+      `without the hanging sender ${fmt(row.alone.rate, 0)} ${row.unit}, p50 ${fmt(row.alone.p50)} ms, ` +
+        `p99 ${fmt(row.alone.p99)} ms, server CPU ${fmt(row.alone.cpuMsPerUnit, 2)} ms per unit`,
+    );
+  }
+  const m = row.mail;
+  if (m) {
+    parts.push(
+      `with it: ${m.connections} e-mail challenges in flight (SMTP timeout ${m.smtpTimeoutSeconds} s), ` +
+        `${m.notSent} of ${m.requests} answered "could not be sent" after ${fmt(m.minSeconds, 2)}–${fmt(m.maxSeconds, 2)} s ` +
+        `(p50 ${fmt(m.p50Seconds, 2)} s), ${m.smtpConnections} SMTP connections left unanswered`,
+    );
+  }
+  return parts.join('; ');
+}
 
 /** The Markdown table of the rows: a failed row shows **FAILED** and its first line, never a rate. */
 export function renderTable(rows: Row[]): string {

@@ -16,7 +16,21 @@ export interface Scenario {
   connections?: number;
   /** Runs against slapd: its searches and binds per login are counted (skipped without slapd). */
   ldap?: boolean;
+  /**
+   * Measures the workload twice: alone, then while a stream of e-mail challenge requests hangs on
+   * an SMTP server that never answers (main.ts starts the silent listener and mail-stream.ts).
+   */
+  hangingMail?: HangingMail;
   workload(env: RunEnv): Workload;
+}
+
+export interface HangingMail {
+  /** The token group of the e-mail tokens the challenge requests go to. */
+  group: string;
+  /** Challenge requests in flight at any time. */
+  connections: number;
+  /** The SMTP server definition's timeout, seconds: how long each request waits for the mail. */
+  smtpTimeoutSeconds: number;
 }
 
 export interface RunEnv {
@@ -113,6 +127,19 @@ export function scenarioList(bulkTokens: number): Scenario[] {
       hashes: 0,
       ldap: true,
       workload: (e) => ({ kind: 'ldap-password', group: e.groups.ldappw! }),
+    },
+    {
+      // Issue 19: a dead SMTP server slows only the requests that mail through it; ordinary logins
+      // meanwhile answer as fast as without it. Scenario 2's logins, first alone, then beside 16
+      // e-mail challenge requests always in flight, each held for the 2 s SMTP timeout.
+      id: '8',
+      title: '/validate/check HOTP while e-mail challenges hang on a silent SMTP server',
+      unit: 'logins/s',
+      store: 'small',
+      groups: ['ho', 'em'],
+      hashes: 0,
+      hangingMail: { group: 'em', connections: 16, smtpTimeoutSeconds: 2 },
+      workload: (e) => ({ kind: 'hotp', group: e.groups.ho!, pin: '', seq: e.seq.ho ?? 0 }),
     },
     {
       id: '5a',

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HELP, parseCommandLine, selectScenarios } from '../../../scripts/bench/args.ts';
+import { tokenGroups } from '../../../scripts/bench/fixtures.ts';
 import { scenarioList } from '../../../scripts/bench/scenarios.ts';
 
 const ROOT = '/checkout';
@@ -190,6 +191,7 @@ describe('--only', () => {
       '4',
       '7',
       '7p',
+      '8',
       '5a',
       '5b',
       '5c',
@@ -212,11 +214,31 @@ describe('--only', () => {
     expect(ids('5')).toEqual(['5a', '5b', '5c']);
     expect(ids('6c, 0')).toEqual(['0', '6c']);
     expect(ids('7p,7')).toEqual(['7', '7p']);
+    expect(ids('8')).toEqual(['8']);
   });
 
   it('rejects unknown scenarios by name', () => {
     expect(() => ids('1,9')).toThrow(/^--only: unknown scenario 9$/);
     expect(() => ids('x,2q')).toThrow(/^--only: unknown scenario x, 2q$/);
+  });
+
+  it("8 runs scenario 2's logins beside e-mail challenges to the silent SMTP server", () => {
+    const s = scenarioList(1).find((x) => x.id === '8')!;
+    expect(s).toMatchObject({
+      store: 'small',
+      unit: 'logins/s',
+      hashes: 0,
+      groups: ['ho', 'em'],
+      hangingMail: { group: 'em', connections: 16, smtpTimeoutSeconds: 2 },
+    });
+    const groups = tokenGroups(10, 10);
+    expect(groups.em).toMatchObject({ token: 'email', realm: 'bench' });
+    expect(s.workload({ groups, seq: { ho: 7 }, adminPassword: 'a', jwt: 'j' })).toEqual({
+      kind: 'hotp',
+      group: groups.ho,
+      pin: '',
+      seq: 7,
+    });
   });
 
   it('5b checks the count of the bulk tokens it was given', () => {

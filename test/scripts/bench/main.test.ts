@@ -116,6 +116,56 @@ describe('npm run bench, briefly', () => {
     expect(seconds).toBeLessThan(90);
   });
 
+  it('runs scenario 8: logins alone, then beside e-mail challenges hanging on a silent SMTP server', {
+    timeout: 120_000,
+  }, async () => {
+    const results = join(base, 'results-8');
+    const run = await bench([...QUICK, '--signing', 'off', '--only', '8', '--connections', '2'], {
+      BENCH_RESULTS_DIR: results,
+    });
+    const output = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+    expect(run.code, output).toBe(0);
+    const rows = tableRows(run.stdout);
+    expect(rows, output).toHaveLength(1);
+    const [scenario, db, signing, rate, p50, p99, , , note] = rows[0]!;
+    expect(scenario).toBe('8 /validate/check HOTP while e-mail challenges hang on a silent SMTP server');
+    expect([db, signing]).toEqual(['sqlite', 'off']);
+    expect(rate).toMatch(/^\d+ logins\/s$/);
+    for (const n of [p50, p99]) expect(n).toMatch(/^\d+(\.\d+)?$/);
+    expect(note).toMatch(
+      /^without the hanging sender \d+ logins\/s, p50 [\d.]+ ms, p99 [\d.]+ ms, server CPU [\d.]+ ms per unit; with it: 16 e-mail challenges in flight \(SMTP timeout 2 s\), (\d+) of \1 answered "could not be sent" after [\d.]+–[\d.]+ s \(p50 [\d.]+ s\), \1 SMTP connections left unanswered$/,
+    );
+
+    const file = /^Results: (.+\.json)$/m.exec(run.stdout)?.[1];
+    const json = JSON.parse(readFileSync(file!, 'utf8')) as {
+      results: {
+        scenario: string;
+        ok: boolean;
+        measured: { good: number; unexpected: number };
+        alone: { rate: number; measured: { good: number; unexpected: number } };
+        mail: {
+          requests: number;
+          notSent: number;
+          other: number;
+          smtpConnections: number;
+          smtpTimeoutSeconds: number;
+        };
+      }[];
+    };
+    const [r] = json.results;
+    expect(json.results).toHaveLength(1);
+    expect(r!.ok).toBe(true);
+    // Both phases logged users in, every answer as intended.
+    for (const p of [r!.measured, r!.alone.measured]) {
+      expect(p.good).toBeGreaterThan(0);
+      expect(p.unexpected).toBe(0);
+    }
+    // Every challenge request reached the silent server and was answered "could not be sent".
+    expect(r!.mail.notSent).toBeGreaterThan(0);
+    expect(r!.mail).toMatchObject({ other: 0, requests: r!.mail.notSent, smtpTimeoutSeconds: 2 });
+    expect(r!.mail.smtpConnections).toBe(r!.mail.requests);
+  });
+
   it('fails loudly when the server answers wrongly: **FAILED** row, banner, exit code 1', {
     timeout: 120_000,
   }, async () => {
