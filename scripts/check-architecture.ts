@@ -21,6 +21,7 @@ const BEHIND_CORE = [
   'src/applications',
   'src/gateways',
   'src/policy',
+  'src/event-handlers',
 ];
 
 /** Every folder of src/ but the one named: for the folders at the bottom, which import none. */
@@ -39,6 +40,7 @@ const ALL_FOLDERS = [
   'src/config',
   'src/files',
   'src/radius-packet',
+  'src/event-handlers',
 ];
 const allBut = (folder: string) => ALL_FOLDERS.filter((f) => f !== folder);
 
@@ -57,6 +59,8 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   // token types reach them only through the outbox core lends them, never the reverse.
   'src/gateways': ['src/core', 'src/cli', 'src/http', 'src/store', 'src/tokens'],
   'src/policy': ['src/core', 'src/cli', 'src/http'],
+  // Event handler modules get what a run needs from core (options, tags, operations), never the store.
+  'src/event-handlers': ['src/core', 'src/cli', 'src/http', 'src/store', 'src/tokens'],
   'src/crypto': ['src/core', 'src/cli', 'src/http'],
   'src/store': ['src/core', 'src/cli', 'src/http'],
   'src/config': ['src/core', 'src/cli', 'src/http'],
@@ -80,6 +84,7 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['machine'],
   ['validate'],
   ['auth'],
+  ['event'],
   ['documentation', 'status', 'setup'],
 ];
 

@@ -1,10 +1,10 @@
 // The change counters in `meta` that let every node keep the policies, the system configuration,
 // the realm directory, the sessions' validity and which tokens are attached to machines in memory:
 // each write of the `policy` or `config` table, of the realm tables (`realm`, `realm_resolver`,
-// `resolver`), of the session tables (`admin`, `session_revocation`), or of the `machinetoken`
-// rows (attaching, detaching, deleting a token), moves its counter in the same transaction, and a
-// node reloads what it caches only when the counter it reads has moved (on this node or on any
-// other sharing the database). All counters are read with one statement, and concurrent callers
+// `resolver`), of the session tables (`admin`, `session_revocation`), of the `machinetoken`
+// rows (attaching, detaching, deleting a token), or of the event definitions (`eventhandler`),
+// moves its counter in the same transaction, and a node reloads what it caches only when the
+// counter it reads has moved (on this node or on any other sharing the database). All counters are read with one statement, and concurrent callers
 // share the read in flight.
 import { sql, type Transaction } from 'kysely';
 import { type Database, prepared, type Store } from '../store/index.ts';
@@ -18,6 +18,8 @@ export const REALM_VERSION_ROW = 'realm_version';
 export const SESSION_VERSION_ROW = 'session_version';
 /** The counter of the `machinetoken` rows (its row is created by the first write). */
 export const MACHINETOKEN_VERSION_ROW = 'machinetoken_version';
+/** The counter of the `eventhandler` table (its row is created by the first write). */
+export const EVENT_VERSION_ROW = 'event_version';
 
 export interface Counters {
   policy: number;
@@ -25,6 +27,7 @@ export interface Counters {
   realm: number;
   session: number;
   machinetoken: number;
+  event: number;
 }
 
 /**
@@ -63,6 +66,7 @@ const COUNTER_ROWS = [
   REALM_VERSION_ROW,
   SESSION_VERSION_ROW,
   MACHINETOKEN_VERSION_ROW,
+  EVENT_VERSION_ROW,
 ];
 const counterRows = prepared((db, v: { names: string[] }) =>
   db.selectFrom('meta').select(['name', 'value']).where('name', 'in', v.names),
@@ -86,6 +90,7 @@ export function readCounters(store: Store): Promise<Counters> {
       realm: parse(value(REALM_VERSION_ROW)),
       session: parse(value(SESSION_VERSION_ROW)),
       machinetoken: parse(value(MACHINETOKEN_VERSION_ROW)),
+      event: parse(value(EVENT_VERSION_ROW)),
     };
     if (st.generation === generation) st.latest = { at, counters };
     return counters;

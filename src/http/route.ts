@@ -8,6 +8,7 @@ import {
   auditAction,
   authenticate,
   checkRight,
+  fireEvents,
   type Handler,
   openRoute,
   type RouteAction,
@@ -23,6 +24,8 @@ interface PublicRoute {
   target?: undefined;
   /** Health probes are not audited, so that monitoring does not flood the log. */
   audit?: boolean;
+  /** The privacyIDEA event the endpoint fires (reference 7.1 "Event names"). */
+  event?: string;
 }
 
 interface ProtectedRoute {
@@ -33,9 +36,23 @@ interface ProtectedRoute {
   /** The target of the check when the endpoint names it otherwise than by user/realm/resolver. */
   target?: RouteTarget;
   audit?: boolean;
+  /** The privacyIDEA event the endpoint fires pre and post around its handler (reference 7.1). */
+  event?: string;
 }
 
 export type RouteOptions = PublicRoute | ProtectedRoute;
+
+/** The options of a route with the privacyIDEA event it fires. */
+export function firing<T extends RouteOptions>(event: string, options: T): T {
+  return { ...options, event };
+}
+
+const EVENT_NAMES = new Set<string>();
+
+/** GET /event/available: the events the endpoints of the route table fire, sorted. */
+export function availableEvents(): string[] {
+  return [...EVENT_NAMES].sort();
+}
 
 /** An endpoint for administrators that checks the given admin right. */
 export function adminRoute(action: string | null): ProtectedRoute {
@@ -65,7 +82,9 @@ function routeSteps(
   const guard = options.roles
     ? [authenticate(rt, options.roles), checkRight(rt, options.action, options.target)]
     : [];
-  return [open, ...guard, runHandler(rt, handler)];
+  const events = options.event ? [fireEvents(rt, options.event)] : [];
+  if (options.event) EVENT_NAMES.add(options.event);
+  return [open, ...guard, ...events, runHandler(rt, handler)];
 }
 
 export function routeTable(router: Router, rt: Runtime): RouteTable {

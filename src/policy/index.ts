@@ -21,6 +21,7 @@ export {
   type CompiledPolicy,
   type ConditionData,
   type ConditionTuple,
+  clientMatches,
   compileClientList,
   compileConditions,
   compilePolicies,

@@ -168,7 +168,7 @@ export function compileClientList(values: readonly string[] | string | undefined
   return { empty: entries.length === 0, allow, deny };
 }
 
-function clientMatches(list: ClientList, client: string): boolean {
+export function clientMatches(list: ClientList, client: string): boolean {
   if (list.empty) return true;
   const ip = normaliseIp(client);
   const family = isIP(ip);

@@ -516,6 +516,31 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // Event handling definitions (issue 20, /event/, reference 7.1): the events a definition listens
+  // to (comma list), its handler module and action, its position and ordering, its conditions and
+  // options (JSON objects); and the named counters the Counter handler module moves.
+  '0017_events': {
+    async up(db, dialect) {
+      await createTable(db, dialect, 'eventhandler')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('name', 'varchar(255)', (c) => c.notNull())
+        .addColumn('events', 'text', (c) => c.notNull())
+        .addColumn('handlermodule', 'varchar(255)', (c) => c.notNull())
+        .addColumn('action', 'varchar(255)', (c) => c.notNull())
+        .addColumn('ordering', 'integer', (c) => c.notNull())
+        .addColumn('position', 'varchar(8)', (c) => c.notNull())
+        .addColumn('conditions', 'text', (c) => c.notNull())
+        .addColumn('options', 'text', (c) => c.notNull())
+        .addColumn('active', 'integer', (c) => c.notNull())
+        .execute();
+      await createTable(db, dialect, 'eventcounter')
+        .addColumn('name', 'varchar(255)', (c) => c.primaryKey())
+        .addColumn('value', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -330,6 +330,30 @@ export interface RadiusServerTable {
   retries: number;
 }
 
+/** An event handling definition (/event/, reference 7.1). */
+export interface EventHandlerTable {
+  id: Generated<number>;
+  name: string;
+  /** The event names, comma-separated. */
+  events: string;
+  handlermodule: string;
+  action: string;
+  ordering: number;
+  /** pre or post. */
+  position: string;
+  /** JSON object: condition → value. */
+  conditions: string;
+  /** JSON object: option → value. */
+  options: string;
+  active: number;
+}
+
+/** A named counter of the Counter event handler module. */
+export interface EventCounterTable {
+  name: string;
+  value: number | string | bigint;
+}
+
 export interface Database {
   admin: AdminTable;
   login_failure: LoginFailureTable;
@@ -359,4 +383,6 @@ export interface Database {
   smsgateway: SmsGatewayTable;
   smsgateway_option: SmsGatewayOptionTable;
   radiusserver: RadiusServerTable;
+  eventhandler: EventHandlerTable;
+  eventcounter: EventCounterTable;
 }

@@ -95,6 +95,7 @@ describe.each(testDialects())('the configuration cache on %s', (dialect) => {
       realm: 0,
       session: 0,
       machinetoken: 0,
+      event: 0,
     });
     await setPolicy(a.ctx, 'p1', { scope: 'admin', action: 'policyread' });
     expect(await readCounters(b.store)).toEqual({
@@ -103,6 +104,7 @@ describe.each(testDialects())('the configuration cache on %s', (dialect) => {
       realm: 0,
       session: 0,
       machinetoken: 0,
+      event: 0,
     });
   });
 

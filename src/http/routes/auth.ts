@@ -7,10 +7,10 @@ import {
   login,
   loginColumns,
 } from '../../core/auth/index.ts';
-import { anyRoleRoute, type Handler, type RouteTable } from '../route.ts';
+import { anyRoleRoute, firing, type Handler, type RouteTable } from '../route.ts';
 
 export function authRoutes(r: RouteTable): void {
-  r.add('post', '/auth', {}, logIn);
+  r.add('post', '/auth', firing('auth', {}), logIn);
   r.add('get', '/auth/rights', anyRoleRoute(null), rights);
 }
 

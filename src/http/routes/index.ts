@@ -6,6 +6,7 @@
 export { auditRoutes } from './audit.ts';
 export { authRoutes } from './auth.ts';
 export { clientRoutes } from './client.ts';
+export { eventRoutes } from './event.ts';
 export { healthRoutes } from './healthz.ts';
 export { machineRoutes } from './machine.ts';
 export { machineresolverRoutes } from './machineresolver.ts';

@@ -6,10 +6,10 @@
 import { importTokens } from '../../core/token/index.ts';
 import { ParameterError } from '../../errors.ts';
 import { textList } from '../../text-list.ts';
-import { adminRoute, type Handler, type RouteTable } from '../route.ts';
+import { adminRoute, firing, type Handler, type RouteTable } from '../route.ts';
 
 export function tokenLoadRoutes(r: RouteTable): void {
-  r.add('post', '/token/load/:filename', IMPORT, load);
+  r.add('post', '/token/load/:filename', firing('token_load', IMPORT), load);
 }
 
 const IMPORT = {

@@ -36,42 +36,47 @@ import {
 } from '../../core/token/index.ts';
 import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
-import { type ApiCall, adminRoute, anyRoleRoute, type Handler, type RouteTable } from '../route.ts';
+import { type ApiCall, adminRoute, anyRoleRoute, firing, type Handler, type RouteTable } from '../route.ts';
 
 export function tokenRoutes(r: RouteTable): void {
-  r.add('post', '/token/init', PER_TOKEN, init);
-  r.add('get', '/token/', LIST, list);
-  r.add('post', '/token/assign', PER_TOKEN, assign);
-  r.add('post', both('/token/unassign'), PER_TOKEN, onSelected(unassignTokens));
+  r.add('post', '/token/init', firing('token_init', PER_TOKEN), init);
+  r.add('get', '/token/', firing('token_list', LIST), list);
+  r.add('post', '/token/assign', firing('token_assign', PER_TOKEN), assign);
+  r.add('post', both('/token/unassign'), firing('token_unassign', PER_TOKEN), onSelected(unassignTokens));
   r.add(
     'post',
     both('/token/enable'),
-    PER_TOKEN,
+    firing('token_enable', PER_TOKEN),
     onSelected((ctx, sel) => enableTokens(ctx, sel, true)),
   );
   r.add(
     'post',
     both('/token/disable'),
-    PER_TOKEN,
+    firing('token_disable', PER_TOKEN),
     onSelected((ctx, sel) => enableTokens(ctx, sel, false)),
   );
-  r.add('post', both('/token/revoke'), PER_TOKEN, onSelected(revokeTokens));
-  r.add('post', both('/token/reset'), PER_TOKEN, onSelected(resetTokens));
-  r.add('post', both('/token/resync'), PER_TOKEN, resync);
-  r.add('post', both('/token/setpin'), PER_TOKEN, setPin);
-  r.add('post', both('/token/setrandompin'), PER_TOKEN, setRandomPin);
-  r.add('post', '/token/copypin', adminRoute('copytokenpin'), copying(copyPin));
-  r.add('post', '/token/copyuser', adminRoute('copytokenuser'), copying(copyUser));
-  r.add('post', '/token/lost/:serial', PER_TOKEN, lost);
-  r.add('get', '/token/getserial/:otp', adminRoute('getserial'), getSerial);
-  r.add('post', both('/token/description'), PER_TOKEN, setDescription);
-  r.add('post', both('/token/set'), adminRoute(null), setAttributes);
-  r.add('post', '/token/realm/:serial', adminRoute(null), setRealms);
-  r.add('post', '/token/info/:serial/:key', adminRoute(null), setInfo);
-  r.add('delete', '/token/info/:serial/:key', adminRoute(null), deleteInfo);
+  r.add('post', both('/token/revoke'), firing('token_revoke', PER_TOKEN), onSelected(revokeTokens));
+  r.add('post', both('/token/reset'), firing('token_reset', PER_TOKEN), onSelected(resetTokens));
+  r.add('post', both('/token/resync'), firing('token_resync', PER_TOKEN), resync);
+  r.add('post', both('/token/setpin'), firing('token_setpin', PER_TOKEN), setPin);
+  r.add('post', both('/token/setrandompin'), firing('token_setrandompin', PER_TOKEN), setRandomPin);
+  r.add('post', '/token/copypin', firing('token_copypin', adminRoute('copytokenpin')), copying(copyPin));
+  r.add('post', '/token/copyuser', firing('token_copyuser', adminRoute('copytokenuser')), copying(copyUser));
+  r.add('post', '/token/lost/:serial', firing('token_lost', PER_TOKEN), lost);
+  r.add('get', '/token/getserial/:otp', firing('token_getserial', adminRoute('getserial')), getSerial);
+  r.add('post', both('/token/description'), firing('token_set', PER_TOKEN), setDescription);
+  r.add('post', both('/token/set'), firing('token_set', adminRoute(null)), setAttributes);
+  r.add('post', '/token/realm/:serial', firing('token_realm', adminRoute(null)), setRealms);
+  r.add('post', '/token/info/:serial/:key', firing('token_info', adminRoute(null)), setInfo);
+  r.add('delete', '/token/info/:serial/:key', firing('token_info', adminRoute(null)), deleteInfo);
   r.add('delete', '/token/challenges/expired', adminRoute(null), deleteExpired);
-  r.add('get', ['/token/challenges/', '/token/challenges/:serial'], adminRoute('getchallenges'), challenges);
-  r.add('delete', ['/token/', '/token/:serial'], PER_TOKEN, onSelected(deleteTokens));
+  r.add(
+    'get',
+    ['/token/challenges/', '/token/challenges/:serial'],
+    firing('token_getchallenges', adminRoute('getchallenges')),
+    challenges,
+  );
+  r.add('delete', ['/token/', '/token/:serial'], firing('token_delete', PER_TOKEN), onSelected(deleteTokens));
 }
 
 /** Admins and users; the right is checked by the service for each token (see the header). */

@@ -12,15 +12,30 @@ import {
   setTokenGroup,
 } from '../../core/token/index.ts';
 import { textList } from '../../text-list.ts';
-import { adminRoute, type Handler, type RouteTable } from '../route.ts';
+import { adminRoute, firing, type Handler, type RouteTable } from '../route.ts';
 
 export function tokengroupRoutes(r: RouteTable): void {
-  r.add('get', ['/tokengroup/', '/tokengroup/:name'], adminRoute('tokengroup_list'), list);
-  r.add('post', '/tokengroup/:name', adminRoute('tokengroup_add'), set);
-  r.add('delete', '/tokengroup/:name', adminRoute('tokengroup_delete'), remove);
-  r.add('post', '/token/group/:serial/:groupname', adminRoute(null), inGroup(addTokenToGroup));
+  r.add(
+    'get',
+    ['/tokengroup/', '/tokengroup/:name'],
+    firing('tokengroup_list', adminRoute('tokengroup_list')),
+    list,
+  );
+  r.add('post', '/tokengroup/:name', firing('tokengroup_add', adminRoute('tokengroup_add')), set);
+  r.add('delete', '/tokengroup/:name', firing('tokengroup_delete', adminRoute('tokengroup_delete')), remove);
+  r.add(
+    'post',
+    '/token/group/:serial/:groupname',
+    firing('token_assign_group', adminRoute(null)),
+    inGroup(addTokenToGroup),
+  );
   r.add('post', '/token/group/:serial', adminRoute(null), setGroups);
-  r.add('delete', '/token/group/:serial/:groupname', adminRoute(null), inGroup(removeTokenFromGroup));
+  r.add(
+    'delete',
+    '/token/group/:serial/:groupname',
+    firing('token_unassign_group', adminRoute(null)),
+    inGroup(removeTokenFromGroup),
+  );
 }
 
 const list: Handler = async ({ rt, params }) => ({

@@ -16,17 +16,37 @@ import {
   userToEdit,
 } from '../../core/user/index.ts';
 import type { Params } from '../params.ts';
-import { adminRoute, anyRoleRoute, type Handler, type RouteTable } from '../route.ts';
+import { adminRoute, anyRoleRoute, firing, type Handler, type RouteTable } from '../route.ts';
 
 export function userRoutes(r: RouteTable): void {
-  r.add('get', '/user/editable_attributes/', anyRoleRoute(null), editable);
-  r.add('post', '/user/attribute', anyRoleRoute(null), setAttribute);
-  r.add('get', '/user/attribute', anyRoleRoute({ admin: 'userlist' }), getAttributes);
-  r.add('delete', '/user/attribute/:attrkey/:username/:realm', anyRoleRoute(null), deleteAttribute);
-  r.add('get', '/user/', anyRoleRoute('userlist'), list);
-  r.add('post', '/user/', { ...adminRoute('adduser'), target: inResolver }, editing(createUser));
-  r.add('put', '/user/', { ...anyRoleRoute('updateuser'), target: inResolver }, editing(updateUser));
-  r.add('delete', '/user/:resolvername/:username', DELETE_USER, remove);
+  r.add('get', '/user/editable_attributes/', firing('get_editable_attributes', anyRoleRoute(null)), editable);
+  r.add('post', '/user/attribute', firing('set_custom_user_attribute', anyRoleRoute(null)), setAttribute);
+  r.add(
+    'get',
+    '/user/attribute',
+    firing('get_user_attribute', anyRoleRoute({ admin: 'userlist' })),
+    getAttributes,
+  );
+  r.add(
+    'delete',
+    '/user/attribute/:attrkey/:username/:realm',
+    firing('delete_custom_user_attribute', anyRoleRoute(null)),
+    deleteAttribute,
+  );
+  r.add('get', '/user/', firing('user_list', anyRoleRoute('userlist')), list);
+  r.add(
+    'post',
+    '/user/',
+    firing('user_add', { ...adminRoute('adduser'), target: inResolver }),
+    editing(createUser),
+  );
+  r.add(
+    'put',
+    '/user/',
+    firing('user_update', { ...anyRoleRoute('updateuser'), target: inResolver }),
+    editing(updateUser),
+  );
+  r.add('delete', '/user/:resolvername/:username', firing('user_delete', DELETE_USER), remove);
 }
 
 // Users are created, edited and deleted in a resolver: the check targets that user in that

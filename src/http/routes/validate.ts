@@ -17,15 +17,25 @@ import {
 } from '../../core/validate/index.ts';
 import { ParameterError } from '../../errors.ts';
 import type { Params } from '../params.ts';
-import { type ApiCall, adminRoute, type Handler, type RouteTable } from '../route.ts';
+import { type ApiCall, adminRoute, firing, type Handler, type RouteTable } from '../route.ts';
 
 export function validateRoutes(r: RouteTable): void {
-  r.add(GET_OR_POST, '/validate/check', {}, checkPass);
-  r.add(GET_OR_POST, '/validate/samlcheck', {}, samlCheck);
-  r.add(GET_OR_POST, '/validate/radiuscheck', {}, radiusCheck);
-  r.add(GET_OR_POST, '/validate/triggerchallenge', adminRoute('triggerchallenge'), trigger);
-  r.add('post', '/validate/offlinerefill', {}, offlineRefill);
-  r.add('get', ['/validate/polltransaction', '/validate/polltransaction/:transaction_id'], {}, poll);
+  r.add(GET_OR_POST, '/validate/check', firing('validate_check', {}), checkPass);
+  r.add(GET_OR_POST, '/validate/samlcheck', firing('validate_check', {}), samlCheck);
+  r.add(GET_OR_POST, '/validate/radiuscheck', firing('validate_check', {}), radiusCheck);
+  r.add(
+    GET_OR_POST,
+    '/validate/triggerchallenge',
+    firing('validate_triggerchallenge', adminRoute('triggerchallenge')),
+    trigger,
+  );
+  r.add('post', '/validate/offlinerefill', firing('validate_offlinerefill', {}), offlineRefill);
+  r.add(
+    'get',
+    ['/validate/polltransaction', '/validate/polltransaction/:transaction_id'],
+    firing('validate_poll_transaction', {}),
+    poll,
+  );
 }
 
 const GET_OR_POST: ('get' | 'post')[] = ['get', 'post'];

@@ -1,0 +1,144 @@
+// What the conditions and the handler modules know of a request: who called, from where, with
+// which parameters, and (post) what the endpoint answered. The token and the user are looked up
+// lazily, once per event, and only when a condition or a tag asks for them.
+import type { Caller, Runtime } from '../context.ts';
+import { withCaller } from '../context.ts';
+import { userStore } from '../directory/index.ts';
+import { targetUser } from '../user/index.ts';
+
+export type Position = 'pre' | 'post';
+
+/** What a front end tells about the request an event fires for. */
+export interface EventRequest {
+  event: string;
+  caller: Caller | undefined;
+  client: string;
+  /** The request's parameters as text. */
+  params: Readonly<Record<string, string>>;
+}
+
+/** What the endpoint answered (post only). */
+export interface EventResult {
+  status: boolean;
+  value: unknown;
+  /** ACCEPT, REJECT, CHALLENGE … of an authentication. */
+  authentication?: string | undefined;
+  /** detail.message */
+  message?: string | undefined;
+  /** The error message of a failed request. */
+  error?: string | undefined;
+  /** detail.serial, when the answer names a token (e.g. one just enrolled). */
+  serial?: string | undefined;
+}
+
+export interface TokenFacts {
+  serial: string;
+  type: string;
+  description: string;
+  realms: string[];
+  failcount: number;
+  maxfail: number;
+  hasOwner: boolean;
+  owner?: { userid: string; resolver: string; realm: string } | undefined;
+}
+
+export interface UserFacts {
+  login: string;
+  realm: string;
+  resolver: string;
+}
+
+export interface EventFacts {
+  event: string;
+  role: string | undefined;
+  caller: Caller | undefined;
+  client: string;
+  params: Readonly<Record<string, string>>;
+  /** The serial the request or its answer names. */
+  serial: string | undefined;
+  result: EventResult | undefined;
+  token(): Promise<TokenFacts | undefined>;
+  user(): Promise<UserFacts | undefined>;
+}
+
+/** One lookup, made on the first ask and shared by the later ones; a failed lookup is "none". */
+function once<T>(load: () => Promise<T | undefined>): () => Promise<T | undefined> {
+  let promise: Promise<T | undefined> | undefined;
+  return () => {
+    promise ??= load().catch(() => undefined);
+    return promise;
+  };
+}
+
+async function loadToken(rt: Runtime, serial: string): Promise<TokenFacts | undefined> {
+  const db = rt.store.db;
+  const token = await db
+    .selectFrom('token')
+    .select(['id', 'serial', 'tokentype', 'description', 'failcount', 'maxfail'])
+    .where('serial', '=', serial)
+    .executeTakeFirst();
+  if (!token) return undefined;
+  const realms = await db
+    .selectFrom('tokenrealm')
+    .innerJoin('realm', 'realm.id', 'tokenrealm.realm_id')
+    .select('realm.name')
+    .where('tokenrealm.token_id', '=', token.id)
+    .execute();
+  const owner = await db
+    .selectFrom('tokenowner')
+    .innerJoin('realm', 'realm.id', 'tokenowner.realm_id')
+    .select(['tokenowner.user_id', 'tokenowner.resolver', 'realm.name'])
+    .where('tokenowner.token_id', '=', token.id)
+    .executeTakeFirst();
+  return {
+    serial: token.serial,
+    type: token.tokentype,
+    description: token.description,
+    realms: realms.map((r) => r.name),
+    failcount: Number(token.failcount),
+    maxfail: Number(token.maxfail),
+    hasOwner: owner !== undefined,
+    owner: owner && { userid: owner.user_id, resolver: owner.resolver, realm: owner.name },
+  };
+}
+
+/** The user of the request: the caller when a user, else the `user`/`realm` parameters. */
+async function loadUser(rt: Runtime, request: EventRequest): Promise<UserFacts | undefined> {
+  const { caller, params } = request;
+  if (caller?.role !== 'user' && !params.user) return undefined;
+  const ctx = withCaller(
+    rt,
+    caller ?? { role: 'admin', username: '', realm: '', authtype: 'local', client: '' },
+  );
+  const u = await targetUser(ctx, { user: params.user, realm: params.realm, resolver: params.resolver });
+  return { login: u.login, realm: u.realm, resolver: u.resolver };
+}
+
+/** A token owner with the login its user store knows it by (its user id when it knows it no more). */
+async function ownerFacts(rt: Runtime, owner: NonNullable<TokenFacts['owner']>): Promise<UserFacts> {
+  const found = await (await userStore(rt, owner.resolver)).store.findById(owner.userid).catch(() => undefined);
+  return { login: found?.username ?? owner.userid, realm: owner.realm, resolver: owner.resolver };
+}
+
+export function eventFacts(rt: Runtime, request: EventRequest, result?: EventResult): EventFacts {
+  const serial = request.params.serial || result?.serial || undefined;
+  const token = once(() => (serial ? loadToken(rt, serial) : Promise.resolve(undefined)));
+  const requestUser = once(() => loadUser(rt, request));
+  return {
+    event: request.event,
+    role: request.caller?.role,
+    caller: request.caller,
+    client: request.client,
+    params: request.params,
+    serial,
+    result,
+    token,
+    // The request's user; without one, the owner of the request's token.
+    user: once(async () => {
+      const named = await requestUser();
+      if (named) return named;
+      const owner = (await token())?.owner;
+      return owner && ownerFacts(rt, owner);
+    }),
+  };
+}

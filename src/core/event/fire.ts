@@ -1,0 +1,100 @@
+// Firing an event (reference 7.1 "Execution"): the active definitions bound to the event at this
+// position run in their ordering when their conditions hold; each run writes an audit row of its
+// own (`PRE-EVENT <event>>><module>:<action>`). A failing handler is logged and its row says so;
+// it never breaks the request.
+import { type EventTags, eventHandlerModule } from '../../event-handlers/index.ts';
+import { callerColumns, newAuditEntry, writeAudit } from '../audit/index.ts';
+import type { Runtime } from '../context.ts';
+import { conditionsHold } from './conditions.ts';
+import { type EventDefinition, eventDefinitions } from './definitions.ts';
+import { type EventFacts, type EventRequest, type EventResult, eventFacts, type Position } from './facts.ts';
+
+const LOG_LEVELS: Readonly<Record<string, 'debug' | 'info' | 'warn' | 'error' | 'fatal'>> = {
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARNING: 'warn',
+  WARN: 'warn',
+  ERROR: 'error',
+  CRITICAL: 'fatal',
+};
+
+/** The notification tags of reference 7.1 that this request can fill. */
+async function tagsOf(rt: Runtime, facts: EventFacts): Promise<EventTags> {
+  const token = await facts.token();
+  const user = await facts.user();
+  const now = rt.clock();
+  return {
+    action: facts.event,
+    admin: facts.role === 'admin' ? (facts.caller?.username ?? '') : '',
+    serial: token?.serial ?? facts.serial ?? '',
+    tokentype: token?.type ?? '',
+    tokendescription: token?.description ?? '',
+    user: user?.login ?? '',
+    username: user?.login ?? '',
+    userrealm: user?.realm ?? '',
+    realm: user?.realm ?? '',
+    client_ip: facts.client,
+    time: now.toISOString().slice(11, 19),
+    date: now.toISOString().slice(0, 10),
+  };
+}
+
+async function runDefinition(
+  rt: Runtime,
+  definition: EventDefinition,
+  facts: EventFacts,
+  position: Position,
+): Promise<void> {
+  const module = eventHandlerModule(definition.handlermodule);
+  const startedAt = rt.clock();
+  const audit = newAuditEntry(
+    `${position.toUpperCase()}-EVENT ${facts.event}>>${definition.handlermodule}:${definition.action}`,
+    startedAt,
+    facts.client,
+  );
+  audit.info = definition.name;
+  audit.action_detail = JSON.stringify(definition.options);
+  if (facts.caller) Object.assign(audit, callerColumns(facts.caller));
+  try {
+    if (!(await conditionsHold(definition.conditions, facts, position))) return;
+    if (!module) throw new Error(`unknown handler module ${definition.handlermodule}`);
+    audit.serial = facts.serial ?? '';
+    audit.success = await module.run(definition.action, {
+      event: facts.event,
+      position,
+      options: definition.options,
+      tags: await tagsOf(rt, facts),
+      log: (logger, level, message) => rt.log.child({ logger })[LOG_LEVELS[level] ?? 'info'](message),
+    });
+  } catch (e) {
+    rt.log.error({ err: e, event: facts.event, definition: definition.id }, 'event handler failed');
+    audit.success = false;
+  }
+  await writeAudit(rt, audit).catch((e: unknown) =>
+    rt.log.error({ err: e, audit }, 'the audit row of an event handler could not be written'),
+  );
+}
+
+/**
+ * Fires an event at a position: every active definition bound to it runs, in `ordering`. Without
+ * such definitions this costs only the look into the definitions kept in memory.
+ */
+export async function fireEvent(
+  rt: Runtime,
+  request: EventRequest,
+  position: Position,
+  result?: EventResult,
+): Promise<void> {
+  let bound: EventDefinition[];
+  try {
+    bound = (await eventDefinitions(rt)).filter(
+      (d) => d.active && d.position === position && d.event.includes(request.event),
+    );
+  } catch (e) {
+    rt.log.error({ err: e, event: request.event }, 'event definitions could not be read');
+    return;
+  }
+  if (bound.length === 0) return;
+  const facts = eventFacts(rt, request, result);
+  for (const definition of bound) await runDefinition(rt, definition, facts, position);
+}

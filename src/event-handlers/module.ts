@@ -1,0 +1,50 @@
+// What every event handler module is: the positions it may run at, its actions with their options
+// (what GET /event/actions/<module> shows and what POST /event checks), and the run of one action.
+// A module gets everything from the run core hands it (options, tags, logging, token operations);
+// it never reads the store.
+
+export type EventPosition = 'pre' | 'post';
+
+/** One option of an action, in privacyIDEA's shape. */
+export interface OptionSpec {
+  type: 'str' | 'text' | 'bool' | 'int';
+  required?: boolean;
+  description: string;
+  /** The values the option may take, when it is a choice. */
+  value?: readonly string[];
+}
+
+export type ActionSpecs = Readonly<Record<string, Readonly<Record<string, OptionSpec>>>>;
+
+/** The values of the notification tags ({serial}, {user}, {realm} …) for the request at hand. */
+export type EventTags = Readonly<Record<string, string>>;
+
+/** What core lends a module for one run. */
+export interface EventRun {
+  /** The event fired (token_init …). */
+  event: string;
+  position: EventPosition;
+  /** The definition's options, as stored. */
+  options: Readonly<Record<string, string>>;
+  tags: EventTags;
+  /** Writes one line to the named logger of the server's log. */
+  log(logger: string, level: string, message: string): void;
+}
+
+export interface EventHandlerModule {
+  readonly name: string;
+  readonly positions: readonly EventPosition[];
+  readonly actions: ActionSpecs;
+  /** Runs one action; true when it did its work. A failure throws. */
+  run(action: string, run: EventRun): Promise<boolean>;
+}
+
+/** `{tag}` replaced by the tag's value, unknown tags left as written. */
+export function replaceTags(text: string, tags: EventTags): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => tags[name] ?? whole);
+}
+
+/** An option that is true the way privacyIDEA's checkboxes write it. */
+export function optionIsTrue(value: string | undefined): boolean {
+  return value !== undefined && ['1', 'true', 'on', 'yes'].includes(value.toLowerCase());
+}
