@@ -116,7 +116,9 @@ async function loadUser(rt: Runtime, request: EventRequest): Promise<UserFacts |
 
 /** A token owner with the login its user store knows it by (its user id when it knows it no more). */
 async function ownerFacts(rt: Runtime, owner: NonNullable<TokenFacts['owner']>): Promise<UserFacts> {
-  const found = await (await userStore(rt, owner.resolver)).store.findById(owner.userid).catch(() => undefined);
+  const found = await userStore(rt, owner.resolver)
+    .then((handle) => handle.store.findById(owner.userid))
+    .catch(() => undefined);
   return { login: found?.username ?? owner.userid, realm: owner.realm, resolver: owner.resolver };
 }
 
