@@ -1,19 +1,24 @@
 // Event handler modules (reference 7.1): one interface (module.ts), this registry, one file per
 // module. Core's event/ checks definitions against a module's positions and actions and runs them.
+import { counterModule } from './counter.ts';
 import { loggingModule } from './logging.ts';
 import type { EventHandlerModule } from './module.ts';
+import { tokenModule } from './token.ts';
 import { webhookModule } from './webhook.ts';
 
 export type {
   ActionSpecs,
+  EventCounters,
   EventHandlerModule,
   EventPosition,
   EventRun,
   EventTags,
   OptionSpec,
+  TokenAttribute,
+  TokenOperations,
 } from './module.ts';
 
-const MODULES: readonly EventHandlerModule[] = [loggingModule, webhookModule];
+const MODULES: readonly EventHandlerModule[] = [tokenModule, counterModule, loggingModule, webhookModule];
 
 /** The module of a name, or undefined. */
 export function eventHandlerModule(name: string): EventHandlerModule | undefined {

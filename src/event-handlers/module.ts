@@ -19,6 +19,33 @@ export type ActionSpecs = Readonly<Record<string, Readonly<Record<string, Option
 /** The values of the notification tags ({serial}, {user}, {realm} …) for the request at hand. */
 export type EventTags = Readonly<Record<string, string>>;
 
+/** The token attributes the Token module sets through core. */
+export type TokenAttribute =
+  | 'description'
+  | 'validity_period_start'
+  | 'validity_period_end'
+  | 'max_failcount'
+  | 'count_window';
+
+/** What core lets a module do to the request's token (as the server itself, no admin policy). */
+export interface TokenOperations {
+  setActive(active: boolean): Promise<void>;
+  remove(): Promise<void>;
+  unassign(): Promise<void>;
+  setAttributes(values: Partial<Record<TokenAttribute, string>>): Promise<void>;
+  setInfo(key: string, value: string): Promise<void>;
+  deleteInfo(key: string): Promise<void>;
+  /** Puts the token into a realm, or (onlyRealm) into that realm alone. */
+  setRealm(realm: string, onlyRealm: boolean): Promise<void>;
+}
+
+/** The named event counters (one row each), changed atomically. */
+export interface EventCounters {
+  /** Adds delta (negative: subtracts, never below 0 unless allowNegative); the new value. */
+  change(name: string, delta: number, allowNegative: boolean): Promise<number>;
+  reset(name: string): Promise<void>;
+}
+
 /** What core lends a module for one run. */
 export interface EventRun {
   /** The event fired (token_init …). */
@@ -29,6 +56,9 @@ export interface EventRun {
   tags: EventTags;
   /** Writes one line to the named logger of the server's log. */
   log(logger: string, level: string, message: string): void;
+  /** The request's token; undefined when the request names none. */
+  token: TokenOperations | undefined;
+  counters: EventCounters;
 }
 
 export interface EventHandlerModule {

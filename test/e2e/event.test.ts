@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
+import { eventCounterValues } from '../../src/core/event/index.ts';
 import { setPolicy } from '../../src/core/policy/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { pwUser } from '../helpers/realms.ts';
@@ -202,7 +203,12 @@ describe.each(testDialects())('event handling on %s', (dialect) => {
   });
 
   it('describes the modules and the events the endpoints fire', async () => {
-    expect(ok(await s.call('GET', '/event/handlermodules', {}, admin))).toEqual(['Logging', 'WebHook']);
+    expect(ok(await s.call('GET', '/event/handlermodules', {}, admin))).toEqual([
+      'Token',
+      'Counter',
+      'Logging',
+      'WebHook',
+    ]);
     expect(ok(await s.call('GET', '/event/positions/WebHook', {}, admin))).toEqual(['post', 'pre']);
     expect(ok(await s.call('GET', '/event/actions/Logging', {}, admin))).toEqual({
       logging: {
@@ -335,6 +341,147 @@ describe.each(testDialects())('event handling on %s', (dialect) => {
     expect(messages()).toEqual([]);
     expect(ok(await s.call('POST', '/validate/check', { serial: 'EV2', pass: 'wrong' }))).toBe(false);
     expect(messages()).toEqual(['failed EV2 of alice@realm1', 'auth EV2']);
+  });
+
+  describe('Token', () => {
+    const tokenAction = (action: string, options: Record<string, string> = {}, event = 'token_setpin') => ({
+      name: action,
+      event,
+      handlermodule: 'Token',
+      action,
+      ...Object.fromEntries(Object.entries(options).map(([k, v]) => [`option.${k}`, v])),
+    });
+    const row = (serial: string) =>
+      s.rt.store.db
+        .selectFrom('token')
+        .select(['active', 'description', 'maxfail', 'count_window'])
+        .where('serial', '=', serial)
+        .executeTakeFirst();
+    const info = async (serial: string) =>
+      ok(await s.call('GET', '/token/', { serial }, admin)).tokens[0]?.info as Record<string, string>;
+    const setpin = async (serial: string) =>
+      ok(await s.call('POST', '/token/setpin', { serial, otppin: '1234' }, admin));
+
+    beforeAll(async () => {
+      // realm2 for the realm actions.
+      await s.call('POST', '/realm/realm2', { resolvers: 'realm1-res' }, admin);
+    });
+
+    it('disables, enables, deletes and unassigns the token of the request', async () => {
+      ok(
+        await s.call(
+          'POST',
+          '/token/init',
+          { type: 'spass', serial: 'TK1', user: 'alice', realm: 'realm1' },
+          admin,
+        ),
+      );
+      const off = await save(tokenAction('disable'));
+      await setpin('TK1');
+      expect((await row('TK1'))?.active).toBe(0);
+      ok(await s.call('DELETE', `/event/${off}`, {}, admin));
+      const on = await save(tokenAction('enable'));
+      await setpin('TK1');
+      expect((await row('TK1'))?.active).toBe(1);
+      ok(await s.call('DELETE', `/event/${on}`, {}, admin));
+      const unassign = await save(tokenAction('unassign'));
+      await setpin('TK1');
+      expect(ok(await s.call('GET', '/token/', { serial: 'TK1' }, admin)).tokens[0].username).toBe('');
+      ok(await s.call('DELETE', `/event/${unassign}`, {}, admin));
+      await save(tokenAction('delete'));
+      await setpin('TK1');
+      expect(await row('TK1')).toBeUndefined();
+      expect((await auditRows('POST-EVENT')).map((r) => [r.action, r.success, r.serial])).toEqual([
+        ['POST-EVENT token_setpin>>Token:disable', 1, 'TK1'],
+        ['POST-EVENT token_setpin>>Token:enable', 1, 'TK1'],
+        ['POST-EVENT token_setpin>>Token:unassign', 1, 'TK1'],
+        ['POST-EVENT token_setpin>>Token:delete', 1, 'TK1'],
+      ]);
+    });
+
+    it('sets description, validity, max failcount, count window, tokeninfo and realms', async () => {
+      ok(await s.call('POST', '/token/init', { type: 'hotp', genkey: '1', serial: 'TK2' }, admin));
+      await save(tokenAction('set description', { description: 'set by {action}' }));
+      await save(
+        tokenAction('set validity', {
+          'valid from': '2026-01-01T00:00+0000',
+          'valid till': '2030-01-01T00:00+0000',
+        }),
+      );
+      await save(tokenAction('set max failcount', { 'max failcount': '7' }));
+      await save(tokenAction('set countwindow', { 'count window': '25' }));
+      await save(tokenAction('set tokeninfo', { key: 'seen', value: 'yes' }));
+      await save(tokenAction('set tokenrealm', { realm: 'realm1' }));
+      await save(tokenAction('set tokenrealm', { realm: 'realm2' }));
+      await setpin('TK2');
+      expect(await row('TK2')).toEqual({
+        active: 1,
+        description: 'set by {action}',
+        maxfail: 7,
+        count_window: 25,
+      });
+      const token = ok(await s.call('GET', '/token/', { serial: 'TK2' }, admin)).tokens[0];
+      expect(token.realms).toEqual(['realm1', 'realm2']);
+      expect(token.info).toMatchObject({
+        seen: 'yes',
+        validity_period_start: '2026-01-01T00:00+0000',
+        validity_period_end: '2030-01-01T00:00+0000',
+      });
+      for (const d of ok(await s.call('GET', '/event/', {}, admin)) as { id: number }[]) {
+        ok(await s.call('DELETE', `/event/${d.id}`, {}, admin));
+      }
+      await save(tokenAction('delete tokeninfo', { key: 'seen' }));
+      await save(tokenAction('set tokenrealm', { realm: 'realm2', only_realm: 'True' }));
+      await setpin('TK2');
+      expect((await info('TK2')).seen).toBeUndefined();
+      expect(ok(await s.call('GET', '/token/', { serial: 'TK2' }, admin)).tokens[0].realms).toEqual([
+        'realm2',
+      ]);
+    });
+
+    it('fails, audited, when the request names no token', async () => {
+      await save(tokenAction('disable', {}, 'token_list'));
+      ok(await s.call('GET', '/token/', {}, admin));
+      expect((await auditRows('POST-EVENT')).map((r) => [r.action, r.success])).toEqual([
+        ['POST-EVENT token_list>>Token:disable', 0],
+      ]);
+    });
+  });
+
+  describe('Counter', () => {
+    const counter = (action: string, name: string, extra: Record<string, string> = {}) => ({
+      name: action,
+      event: 'token_list',
+      handlermodule: 'Counter',
+      action,
+      'option.counter_name': name,
+      ...extra,
+    });
+    afterEach(async () => {
+      await s.rt.store.db.deleteFrom('eventcounter').execute();
+    });
+
+    it('counts concurrent requests without losing a step', async () => {
+      await save(counter('increase_counter', 'lists'));
+      await Promise.all(Array.from({ length: 12 }, () => s.call('GET', '/token/', {}, admin).then(ok)));
+      expect(await eventCounterValues(s.rt)).toEqual({ lists: 12 });
+    });
+
+    it('decreases (not below 0 unless allowed) and resets', async () => {
+      const down = await save(counter('decrease_counter', 'c'));
+      ok(await s.call('GET', '/token/', {}, admin));
+      expect(await eventCounterValues(s.rt)).toEqual({ c: 0 });
+      await save(
+        counter('decrease_counter', 'c', { id: String(down), 'option.allow_negative_values': 'True' }),
+      );
+      ok(await s.call('GET', '/token/', {}, admin));
+      ok(await s.call('GET', '/token/', {}, admin));
+      expect(await eventCounterValues(s.rt)).toEqual({ c: -2 });
+      ok(await s.call('DELETE', `/event/${down}`, {}, admin));
+      await save(counter('reset_counter', 'c'));
+      ok(await s.call('GET', '/token/', {}, admin));
+      expect(await eventCounterValues(s.rt)).toEqual({ c: 0 });
+    });
   });
 
   describe('WebHook', () => {

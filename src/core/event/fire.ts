@@ -6,8 +6,10 @@ import { type EventTags, eventHandlerModule } from '../../event-handlers/index.t
 import { callerColumns, newAuditEntry, writeAudit } from '../audit/index.ts';
 import type { Runtime } from '../context.ts';
 import { conditionsHold } from './conditions.ts';
+import { eventCounters } from './counters.ts';
 import { type EventDefinition, eventDefinitions } from './definitions.ts';
 import { type EventFacts, type EventRequest, type EventResult, eventFacts, type Position } from './facts.ts';
+import { tokenOperations } from './token-operations.ts';
 
 const LOG_LEVELS: Readonly<Record<string, 'debug' | 'info' | 'warn' | 'error' | 'fatal'>> = {
   DEBUG: 'debug',
@@ -58,13 +60,16 @@ async function runDefinition(
   try {
     if (!(await conditionsHold(definition.conditions, facts, position))) return;
     if (!module) throw new Error(`unknown handler module ${definition.handlermodule}`);
-    audit.serial = facts.serial ?? '';
+    const serial = (await facts.token())?.serial;
+    audit.serial = serial ?? facts.serial ?? '';
     audit.success = await module.run(definition.action, {
       event: facts.event,
       position,
       options: definition.options,
       tags: await tagsOf(rt, facts),
       log: (logger, level, message) => rt.log.child({ logger })[LOG_LEVELS[level] ?? 'info'](message),
+      token: serial === undefined ? undefined : tokenOperations(rt, facts, serial),
+      counters: eventCounters(rt),
     });
   } catch (e) {
     rt.log.error({ err: e, event: facts.event, definition: definition.id }, 'event handler failed');

@@ -1,6 +1,8 @@
 // Event handling (/event/, reference 7.1): definitions binding events to a handler module's action
 // (definitions.ts), the conditions they check (conditions.ts), what a request tells about itself
 // (facts.ts) and the firing around each endpoint that names an event (fire.ts).
+
+export { eventCounterValues } from './counters.ts';
 export {
   deleteEventDefinition,
   type EventDefinition,
