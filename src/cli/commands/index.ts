@@ -9,6 +9,7 @@ export { auditCommand } from './audit.ts';
 export { authitemCommand } from './authitem.ts';
 export { configCommand } from './config.ts';
 export { dbCommand } from './db.ts';
+export { eventCommand } from './event.ts';
 export { hsmCommand } from './hsm.ts';
 export { machineCommand } from './machine.ts';
 export { machineresolverCommand } from './machineresolver.ts';
