@@ -77,7 +77,7 @@ describe.each(testDialects())('authsrv event on %s', (dialect) => {
       options: { message: 'x' },
       conditions: {},
     });
-    expect((await c.run(['event', 'show', id])).stdout).toMatch(/Name: +renamed\n[^]*Option message: x/);
+    expect((await c.run(['event', 'show', id])).stdout).toMatch(/Name: +renamed\n[\s\S]*Option message: x/);
     expect((await c.run(['event', 'list'])).stdout).toMatch(/renamed.*│ yes.*│ auth.*Logging/);
     expect(await json(['event', 'disable', id])).toEqual({ disabled: Number(id) });
     expect((await json(['event', 'list']))[0].active).toBe(false);
