@@ -4,12 +4,15 @@ import { counterModule } from './counter.ts';
 import { loggingModule } from './logging.ts';
 import type { EventHandlerModule } from './module.ts';
 import { tokenModule } from './token.ts';
+import { userNotificationModule } from './user-notification.ts';
 import { webhookModule } from './webhook.ts';
 
 export type {
   ActionSpecs,
   EventCounters,
   EventHandlerModule,
+  EventMail,
+  EventMailer,
   EventPosition,
   EventRun,
   EventTags,
@@ -18,7 +21,13 @@ export type {
   TokenOperations,
 } from './module.ts';
 
-const MODULES: readonly EventHandlerModule[] = [tokenModule, counterModule, loggingModule, webhookModule];
+const MODULES: readonly EventHandlerModule[] = [
+  userNotificationModule,
+  tokenModule,
+  counterModule,
+  loggingModule,
+  webhookModule,
+];
 
 /** The module of a name, or undefined. */
 export function eventHandlerModule(name: string): EventHandlerModule | undefined {

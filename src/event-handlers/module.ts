@@ -46,6 +46,21 @@ export interface EventCounters {
   reset(name: string): Promise<void>;
 }
 
+/** A mail to send through an SMTP server definition. */
+export interface EventMail {
+  to: string;
+  subject: string;
+  body: string;
+  mimetype: 'plain' | 'html';
+}
+
+/** The mail core sends for a module, and the addresses it knows of the request's users. */
+export interface EventMailer {
+  send(smtpIdentifier: string, mail: EventMail): Promise<void>;
+  /** The e-mail address of the token's owner, or of the logged-in user. */
+  addressOf(who: 'tokenowner' | 'logged_in_user'): Promise<string | undefined>;
+}
+
 /** What core lends a module for one run. */
 export interface EventRun {
   /** The event fired (token_init …). */
@@ -59,6 +74,7 @@ export interface EventRun {
   /** The request's token; undefined when the request names none. */
   token: TokenOperations | undefined;
   counters: EventCounters;
+  mailer: EventMailer;
 }
 
 export interface EventHandlerModule {

@@ -10,9 +10,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
 import { eventCounterValues } from '../../src/core/event/index.ts';
 import { setPolicy } from '../../src/core/policy/index.ts';
+import { saveSmtpServer } from '../../src/core/smtpserver/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';
+import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.ts';
 import { deleteAllPolicies, useTokenServer } from '../helpers/token-fixture.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
 
@@ -49,7 +51,11 @@ describe.each(testDialects())('event handling on %s', (dialect) => {
 
   useTokenServer(
     dialect,
-    { logger, realms: { realm1: [pwUser('alice', 1001)] }, reset: ['policies', 'tokens', 'audit'] },
+    {
+      logger,
+      realms: { realm1: [pwUser('alice', 1001, 'Alice Liddell,,,,alice@wonderland.example')] },
+      reset: ['policies', 'tokens', 'audit'],
+    },
     (t) => ({ s, op, admin } = t),
   );
   afterEach(async () => {
@@ -204,6 +210,7 @@ describe.each(testDialects())('event handling on %s', (dialect) => {
 
   it('describes the modules and the events the endpoints fire', async () => {
     expect(ok(await s.call('GET', '/event/handlermodules', {}, admin))).toEqual([
+      'UserNotification',
       'Token',
       'Counter',
       'Logging',
@@ -481,6 +488,84 @@ describe.each(testDialects())('event handling on %s', (dialect) => {
       await save(counter('reset_counter', 'c'));
       ok(await s.call('GET', '/token/', {}, admin));
       expect(await eventCounterValues(s.rt)).toEqual({ c: 0 });
+    });
+  });
+
+  describe('UserNotification', () => {
+    let sink: SmtpSink;
+    beforeAll(async () => {
+      sink = await startSmtpSink();
+      await saveSmtpServer(op, 'relay', {
+        server: '127.0.0.1',
+        port: String(sink.port),
+        username: sink.user,
+        password: sink.password,
+        sender: 'events@example.com',
+        tls: 'True',
+        timeout: '5',
+        cacertificate: sink.cert,
+      });
+    });
+    afterAll(async () => {
+      await s.rt.store.db.deleteFrom('smtpserver').execute();
+      await sink.close();
+    });
+
+    it('mails the token owner through an SMTP definition, tags replaced', async () => {
+      await save({
+        name: 'tell the owner',
+        event: 'token_init',
+        handlermodule: 'UserNotification',
+        action: 'sendmail',
+        'option.emailconfig': 'relay',
+        'option.To': 'tokenowner',
+        'option.subject': 'New token {serial}',
+        'option.body': 'Hello {user}, {admin} enrolled a {tokentype} token for you.',
+      });
+      ok(
+        await s.call(
+          'POST',
+          '/token/init',
+          { type: 'hotp', genkey: '1', serial: 'UN1', user: 'alice', realm: 'realm1' },
+          admin,
+        ),
+      );
+      const mail = await sink.nextMail();
+      expect(mail).toMatchObject({
+        to: ['alice@wonderland.example'],
+        subject: 'New token UN1',
+        body: 'Hello alice, admin enrolled a hotp token for you.',
+      });
+      expect((await auditRows('POST-EVENT'))[0]).toMatchObject({
+        action: 'POST-EVENT token_init>>UserNotification:sendmail',
+        success: 1,
+      });
+    });
+
+    it('fails, audited, for a token without an owner, and with an unknown SMTP definition', async () => {
+      await save({
+        name: 'owner',
+        event: 'token_init',
+        handlermodule: 'UserNotification',
+        action: 'sendmail',
+        'option.emailconfig': 'relay',
+        'option.To': 'tokenowner',
+      });
+      await save({
+        name: 'nowhere',
+        event: 'token_init',
+        handlermodule: 'UserNotification',
+        action: 'sendmail',
+        'option.emailconfig': 'nosuch',
+        'option.To': 'email',
+        'option.To email': 'ops@example.com',
+      });
+      ok(await s.call('POST', '/token/init', { type: 'hotp', genkey: '1', serial: 'UN2' }, admin));
+      expect((await auditRows('POST-EVENT')).map((r) => [r.info, r.success])).toEqual([
+        ['owner', 0],
+        ['nowhere', 0],
+      ]);
+      expect(sink.mails.filter((m) => m.subject.includes('UN2'))).toEqual([]);
     });
   });
 

@@ -3,7 +3,7 @@
 // lazily, once per event, and only when a condition or a tag asks for them.
 import type { Caller, Runtime } from '../context.ts';
 import { withCaller } from '../context.ts';
-import { userStore } from '../directory/index.ts';
+import { findUser, userStore } from '../directory/index.ts';
 import { targetUser } from '../user/index.ts';
 
 export type Position = 'pre' | 'post';
@@ -46,6 +46,7 @@ export interface UserFacts {
   login: string;
   realm: string;
   resolver: string;
+  email?: string | undefined;
 }
 
 export interface EventFacts {
@@ -59,6 +60,10 @@ export interface EventFacts {
   result: EventResult | undefined;
   token(): Promise<TokenFacts | undefined>;
   user(): Promise<UserFacts | undefined>;
+  /** The owner of the request's token, with the e-mail address its user store gives. */
+  owner(): Promise<UserFacts | undefined>;
+  /** The logged-in user (not an administrator), with the e-mail address its user store gives. */
+  loggedInUser(): Promise<UserFacts | undefined>;
 }
 
 /** One lookup, made on the first ask and shared by the later ones; a failed lookup is "none". */
@@ -111,7 +116,7 @@ async function loadUser(rt: Runtime, request: EventRequest): Promise<UserFacts |
     caller ?? { role: 'admin', username: '', realm: '', authtype: 'local', client: '' },
   );
   const u = await targetUser(ctx, { user: params.user, realm: params.realm, resolver: params.resolver });
-  return { login: u.login, realm: u.realm, resolver: u.resolver };
+  return { login: u.login, realm: u.realm, resolver: u.resolver, email: u.info.email };
 }
 
 /** A token owner with the login its user store knows it by (its user id when it knows it no more). */
@@ -119,13 +124,22 @@ async function ownerFacts(rt: Runtime, owner: NonNullable<TokenFacts['owner']>):
   const found = await userStore(rt, owner.resolver)
     .then((handle) => handle.store.findById(owner.userid))
     .catch(() => undefined);
-  return { login: found?.username ?? owner.userid, realm: owner.realm, resolver: owner.resolver };
+  return {
+    login: found?.username ?? owner.userid,
+    realm: owner.realm,
+    resolver: owner.resolver,
+    email: found?.email,
+  };
 }
 
 export function eventFacts(rt: Runtime, request: EventRequest, result?: EventResult): EventFacts {
   const serial = request.params.serial || result?.serial || undefined;
   const token = once(() => (serial ? loadToken(rt, serial) : Promise.resolve(undefined)));
   const requestUser = once(() => loadUser(rt, request));
+  const owner = once(async () => {
+    const found = (await token())?.owner;
+    return found && ownerFacts(rt, found);
+  });
   return {
     event: request.event,
     role: request.caller?.role,
@@ -136,11 +150,13 @@ export function eventFacts(rt: Runtime, request: EventRequest, result?: EventRes
     result,
     token,
     // The request's user; without one, the owner of the request's token.
-    user: once(async () => {
-      const named = await requestUser();
-      if (named) return named;
-      const owner = (await token())?.owner;
-      return owner && ownerFacts(rt, owner);
+    user: once(async () => (await requestUser()) ?? owner()),
+    owner,
+    loggedInUser: once(async () => {
+      const caller = request.caller;
+      if (caller?.role !== 'user') return undefined;
+      const u = await findUser(rt, caller.username, caller.realm);
+      return u && { login: u.login, realm: u.realm, resolver: u.resolver, email: u.info.email };
     }),
   };
 }

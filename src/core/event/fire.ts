@@ -5,6 +5,7 @@
 import { type EventTags, eventHandlerModule } from '../../event-handlers/index.ts';
 import { callerColumns, newAuditEntry, writeAudit } from '../audit/index.ts';
 import type { Runtime } from '../context.ts';
+import { sendMailVia } from '../smtpserver/index.ts';
 import { conditionsHold } from './conditions.ts';
 import { eventCounters } from './counters.ts';
 import { type EventDefinition, eventDefinitions } from './definitions.ts';
@@ -70,6 +71,11 @@ async function runDefinition(
       log: (logger, level, message) => rt.log.child({ logger })[LOG_LEVELS[level] ?? 'info'](message),
       token: serial === undefined ? undefined : tokenOperations(rt, facts, serial),
       counters: eventCounters(rt),
+      mailer: {
+        send: (identifier, mail) => sendMailVia(rt, identifier, mail),
+        addressOf: async (who) =>
+          (await (who === 'tokenowner' ? facts.owner() : facts.loggedInUser()))?.email,
+      },
     });
   } catch (e) {
     rt.log.error({ err: e, event: facts.event, definition: definition.id }, 'event handler failed');

@@ -116,7 +116,13 @@ describe.each(testDialects())('authsrv event on %s', (dialect) => {
   });
 
   it('lists the modules and what one offers', async () => {
-    expect(await json(['event', 'modules'])).toEqual(['Token', 'Counter', 'Logging', 'WebHook']);
+    expect(await json(['event', 'modules'])).toEqual([
+      'UserNotification',
+      'Token',
+      'Counter',
+      'Logging',
+      'WebHook',
+    ]);
     const counter = await json(['event', 'modules', 'Counter']);
     expect(counter.positions).toEqual(['post', 'pre']);
     expect(Object.keys(counter.actions)).toEqual(['increase_counter', 'decrease_counter', 'reset_counter']);
