@@ -203,6 +203,21 @@ describe.each(testDialects())('event handling on %s', (dialect) => {
       905,
       /needs the option URL/,
     );
+    // Options fit their TEXT column, each and together.
+    expectServiceError(
+      await s.call('POST', '/event', logging({ 'option.message': 'm'.repeat(10_001) }), admin),
+      905,
+    );
+    expectServiceError(
+      await s.call(
+        'POST',
+        '/event',
+        logging({ 'option.message': 'm'.repeat(6000), 'option.name': 'n'.repeat(6000) }),
+        admin,
+      ),
+      905,
+      /options/,
+    );
     const { name: _n, ...nameless } = logging({});
     expectServiceError(await s.call('POST', '/event', nameless, admin), 905, "Missing parameter: 'name'");
     expect(await s.rt.store.db.selectFrom('eventhandler').selectAll().execute()).toEqual([]);

@@ -198,6 +198,9 @@ export async function saveEventDefinition(ctx: Context, input: EventDefinitionIn
     active: input.active === false ? 0 : 1,
   };
   checkLength('event', values.events, LIMITS.description);
+  // Stored as JSON in TEXT columns (MariaDB: 65535 bytes, 4 per character at most).
+  checkLength('options', values.options, LIMITS.text);
+  checkLength('conditions', values.conditions, LIMITS.text);
   return changed(ctx, async (trx) => {
     if (input.id === undefined) {
       if (ctx.store.dialect === 'postgres') {
