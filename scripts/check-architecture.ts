@@ -21,6 +21,7 @@ const BEHIND_CORE = [
   'src/applications',
   'src/gateways',
   'src/policy',
+  'src/task-modules',
 ];
 
 /** Every folder of src/ but the one named: for the folders at the bottom, which import none. */
@@ -34,6 +35,7 @@ const ALL_FOLDERS = [
   'src/applications',
   'src/gateways',
   'src/policy',
+  'src/task-modules',
   'src/crypto',
   'src/store',
   'src/config',
@@ -57,6 +59,9 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   // token types reach them only through the outbox core lends them, never the reverse.
   'src/gateways': ['src/core', 'src/cli', 'src/http', 'src/store', 'src/tokens'],
   'src/policy': ['src/core', 'src/cli', 'src/http'],
+  // Task modules do their work through core's resources (audit, token) and the store; core's
+  // periodictask resource finds them in their registry.
+  'src/task-modules': ['src/cli', 'src/http'],
   'src/crypto': ['src/core', 'src/cli', 'src/http'],
   'src/store': ['src/core', 'src/cli', 'src/http'],
   'src/config': ['src/core', 'src/cli', 'src/http'],
@@ -80,6 +85,7 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['machine'],
   ['validate'],
   ['auth'],
+  ['periodictask'],
   ['documentation', 'status', 'setup'],
 ];
 
