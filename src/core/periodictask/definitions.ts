@@ -326,3 +326,18 @@ export async function deletePeriodicTask(ctx: Context, idOrName: string): Promis
   });
   return task.id;
 }
+
+/**
+ * `authsrv task set NAME`: creates the task of that name or replaces it completely (what is not
+ * given takes its default). Returns the id.
+ */
+export async function savePeriodicTaskNamed(ctx: Context, input: Omit<TaskInput, 'id'>): Promise<number> {
+  const name = required('name', input.name);
+  const row = await ctx.store.db
+    .selectFrom('periodictask')
+    .select('id')
+    .where('name', '=', name)
+    .executeTakeFirst();
+  const existing = row ? Number(row.id) : undefined;
+  return setPeriodicTask(ctx, { ...input, id: existing === undefined ? undefined : String(existing) });
+}

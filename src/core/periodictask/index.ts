@@ -9,6 +9,7 @@ export {
   periodicTaskModules,
   periodicTaskNodes,
   periodicTaskOptions,
+  savePeriodicTaskNamed,
   setPeriodicTask,
   setPeriodicTaskActive,
   type TaskInput,

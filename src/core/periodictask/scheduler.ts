@@ -32,8 +32,16 @@ export function isDue(task: PeriodicTask, node: string, now: Date): boolean {
   return next !== null && next.getTime() <= now.getTime();
 }
 
-/** Runs a claimed task's module and ends the claim; a failure is logged and reported, not thrown. */
-async function execute(rt: Runtime, task: PeriodicTask, claim: Claim): Promise<RunOutcome> {
+/**
+ * Runs a claimed task's module and ends the claim; a failure is reported, not thrown, and logged
+ * unless the caller reports it itself (`authsrv task run`).
+ */
+async function execute(
+  rt: Runtime,
+  task: PeriodicTask,
+  claim: Claim,
+  logFailure = true,
+): Promise<RunOutcome> {
   const outcome: RunOutcome = { task: task.name, node: claim.node, ok: false };
   try {
     const module = taskModule(task.taskmodule);
@@ -42,7 +50,7 @@ async function execute(rt: Runtime, task: PeriodicTask, claim: Claim): Promise<R
     rt.log.info({ task: task.name, summary: outcome.summary }, 'periodic task done');
   } catch (e) {
     outcome.error = (e as Error).message;
-    rt.log.error({ task: task.name, err: e }, 'periodic task failed');
+    if (logFailure) rt.log.error({ task: task.name, err: e }, 'periodic task failed');
   }
   try {
     await releaseRun(rt, claim, !outcome.ok && task.retryIfFailed);
@@ -123,7 +131,7 @@ export async function runPeriodicTaskNow(ctx: Context, idOrName: string): Promis
     const claim = await claimRun(ctx, task.id, ctx.node, task.lastRuns[ctx.node]);
     if (!claim)
       throw new ParameterError(`The periodic task ${task.name} is running on node ${ctx.node} already`);
-    const outcome = await execute(ctx, task, claim);
+    const outcome = await execute(ctx, task, claim, false);
     if (!outcome.ok) throw new ParameterError(`The periodic task ${task.name} failed: ${outcome.error}`);
     return outcome;
   });
