@@ -42,6 +42,7 @@ const ALL_MIGRATIONS = [
   '0014_smtpservers',
   '0015_smsgateways',
   '0016_radiusservers',
+  '0018_periodictasks',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -77,6 +78,9 @@ const TABLES = [
   'smsgateway_option',
   'smtpserver',
   'radiusserver',
+  'periodictask',
+  'periodictask_option',
+  'periodictask_lastrun',
 ];
 const silent = pino({ level: 'silent' });
 
@@ -221,6 +225,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0014_smtpservers',
       '0015_smsgateways',
       '0016_radiusservers',
+      '0018_periodictasks',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },
