@@ -22,6 +22,7 @@ const BEHIND_CORE = [
   'src/gateways',
   'src/policy',
   'src/event-handlers',
+  'src/task-modules',
 ];
 
 /** Every folder of src/ but the one named: for the folders at the bottom, which import none. */
@@ -35,6 +36,7 @@ const ALL_FOLDERS = [
   'src/applications',
   'src/gateways',
   'src/policy',
+  'src/task-modules',
   'src/crypto',
   'src/store',
   'src/config',
@@ -61,6 +63,9 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/policy': ['src/core', 'src/cli', 'src/http'],
   // Event handler modules get what a run needs from core (options, tags, operations), never the store.
   'src/event-handlers': ['src/core', 'src/cli', 'src/http', 'src/store', 'src/tokens'],
+  // Task modules do their work through core's resources (audit, token) and the store; core's
+  // periodictask resource finds them in their registry.
+  'src/task-modules': ['src/cli', 'src/http'],
   'src/crypto': ['src/core', 'src/cli', 'src/http'],
   'src/store': ['src/core', 'src/cli', 'src/http'],
   'src/config': ['src/core', 'src/cli', 'src/http'],
@@ -85,6 +90,7 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['validate'],
   ['auth'],
   ['event'],
+  ['periodictask'],
   ['documentation', 'status', 'setup'],
 ];
 

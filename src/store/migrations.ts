@@ -541,6 +541,40 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // Periodic tasks (issue 20, /periodictask/, reference 7.2): the definition, its options, and
+  // one row per (task, node) holding the node's last run and whether a run is under way; the
+  // scheduler claims a run by updating that row guarded by its previous value.
+  '0018_periodictasks': {
+    async up(db, dialect) {
+      const id = (t: ReturnType<typeof createTable>) =>
+        t.addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        );
+      await id(createTable(db, dialect, 'periodictask'))
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('active', 'integer', (c) => c.notNull())
+        .addColumn('retry_if_failed', 'integer', (c) => c.notNull())
+        .addColumn('interval', 'varchar(255)', (c) => c.notNull())
+        .addColumn('nodes', 'varchar(2000)', (c) => c.notNull())
+        .addColumn('taskmodule', 'varchar(255)', (c) => c.notNull())
+        .addColumn('ordering', 'integer', (c) => c.notNull())
+        .addColumn('last_update', 'varchar(32)', (c) => c.notNull())
+        .execute();
+      await id(createTable(db, dialect, 'periodictask_option'))
+        .addColumn('task_id', 'integer', (c) => c.notNull())
+        .addColumn('key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addUniqueConstraint('periodictask_option_key', ['task_id', 'key'])
+        .execute();
+      await id(createTable(db, dialect, 'periodictask_lastrun'))
+        .addColumn('task_id', 'integer', (c) => c.notNull())
+        .addColumn('node', 'varchar(255)', (c) => c.notNull())
+        .addColumn('timestamp', 'varchar(32)', (c) => c.notNull())
+        .addColumn('running_since', 'varchar(32)', (c) => c.notNull())
+        .addUniqueConstraint('periodictask_lastrun_node', ['task_id', 'node'])
+        .execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

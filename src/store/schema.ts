@@ -315,6 +315,35 @@ export interface SmsGatewayOptionTable {
 }
 
 /** A RADIUS server definition (/radiusserver/, reference 8.4). */
+/** A periodic task (/periodictask/); `nodes` is a comma list, `last_update` ISO-8601 UTC. */
+export interface PeriodicTaskTable {
+  id: Generated<number>;
+  name: string;
+  active: number;
+  retry_if_failed: number;
+  interval: string;
+  nodes: string;
+  taskmodule: string;
+  ordering: number;
+  last_update: string;
+}
+
+export interface PeriodicTaskOptionTable {
+  id: Generated<number>;
+  task_id: number;
+  key: string;
+  value: string;
+}
+
+/** A node's last run of a task (ISO-8601 UTC); `running_since` '' when no run is under way. */
+export interface PeriodicTaskLastRunTable {
+  id: Generated<number>;
+  task_id: number;
+  node: string;
+  timestamp: string;
+  running_since: string;
+}
+
 export interface RadiusServerTable {
   id: Generated<number>;
   identifier: string;
@@ -385,4 +414,7 @@ export interface Database {
   radiusserver: RadiusServerTable;
   eventhandler: EventHandlerTable;
   eventcounter: EventCounterTable;
+  periodictask: PeriodicTaskTable;
+  periodictask_option: PeriodicTaskOptionTable;
+  periodictask_lastrun: PeriodicTaskLastRunTable;
 }

@@ -5,7 +5,8 @@
 // jwt.secret are copied (mode 0600) into the second node's data directory before that one starts.
 // Then: logins spread over both nodes, a challenge made on one is answered on the other, one OTP
 // value is accepted once across both under concurrent load, and a policy change on one applies on
-// the other at once, as does a token attached to or detached from a machine for offline.
+// the other at once, as does a token attached to or detached from a machine for offline; and
+// each node runs a periodic task that names both.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -387,6 +388,32 @@ describe.each(DIALECTS)('two authsrv serve nodes on one %s database', (dialect) 
     await refusedBy(a, fresh);
     await refusedBy(b, fresh);
     expect((await tokenList(b, admin)).status).toBe(200);
+  });
+
+  it('runs a periodic task on each node it names, by the servers themselves (docs/tasks.md)', async () => {
+    const id = ok(
+      await call(
+        a,
+        'POST',
+        '/periodictask/',
+        {
+          name: 'every-second',
+          interval: '* * * * * *',
+          nodes: 'node-a,node-b',
+          taskmodule: 'ChallengeCleanup',
+          ordering: '0',
+        },
+        admin,
+      ),
+    );
+    // Each server looks for due tasks every 10 seconds: wait (up to a minute) for both runs.
+    let lastRuns: Record<string, string> = {};
+    for (let i = 0; i < 120 && Object.keys(lastRuns).length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      lastRuns = ok(await call(b, 'GET', `/periodictask/${id}`, {}, admin)).last_runs;
+    }
+    expect(Object.keys(lastRuns).sort()).toEqual(['node-a', 'node-b']);
+    expect(ok(await call(a, 'DELETE', `/periodictask/${id}`, {}, admin))).toBe(id);
   });
 
   it('verifies the audit rows of both nodes with either data directory (`authsrv audit verify`)', async () => {

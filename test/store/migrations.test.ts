@@ -43,6 +43,7 @@ const ALL_MIGRATIONS = [
   '0015_smsgateways',
   '0016_radiusservers',
   '0017_events',
+  '0018_periodictasks',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -80,6 +81,9 @@ const TABLES = [
   'radiusserver',
   'eventhandler',
   'eventcounter',
+  'periodictask',
+  'periodictask_option',
+  'periodictask_lastrun',
 ];
 const silent = pino({ level: 'silent' });
 
@@ -225,6 +229,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0015_smsgateways',
       '0016_radiusservers',
       '0017_events',
+      '0018_periodictasks',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },

@@ -23,6 +23,7 @@ export { setupCommand } from './setup.ts';
 export { smsgatewayCommand } from './smsgateway.ts';
 export { smtpserverCommand } from './smtpserver.ts';
 export { showStatus, statusCommand } from './status.ts';
+export { taskCommand } from './task.ts';
 export { throttleCommand } from './throttle.ts';
 export { tokenCommand } from './token.ts';
 export { tokengroupCommand } from './tokengroup.ts';

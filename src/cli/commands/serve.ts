@@ -1,12 +1,13 @@
 // `authsrv serve`: one process (http.workers = 1), or a node:cluster primary with worker processes
 // that share the listening port and the database (src/http/cluster.ts supervises them). The primary
-// does the one-time work (migrations, key check, first administrator, audit rotation); the workers
-// answer requests.
+// does the one-time work (migrations, key check, first administrator, audit rotation) and runs the
+// periodic tasks; the workers answer requests.
 import { Command } from 'commander';
 import type { Config } from '../../config/index.ts';
 import { startAuditRotation } from '../../core/audit/index.ts';
 import { ensureInitialAdmin } from '../../core/auth/index.ts';
 import { localOperator, type Runtime, withCaller } from '../../core/context.ts';
+import { startScheduler } from '../../core/periodictask/index.ts';
 import { openRuntime } from '../../core/runtime.ts';
 import {
   announceListening,
@@ -91,9 +92,11 @@ async function runSingle(config: Config): Promise<void> {
   console.log(listeningLine(rt, server.url, 1));
   recordServing(config.dataDir, server.url);
   const rotation = startAuditRotation(rt);
+  const tasks = startScheduler(rt);
   const signal = await stopSignal('default');
   rt.log.info({ signal }, 'shutting down');
   rotation.stop();
+  await tasks.stop();
   await closeServing(rt, server);
   forgetServing(config.dataDir);
 }
@@ -129,9 +132,12 @@ async function runPrimary(config: Config, count: number): Promise<void> {
   console.log(listeningLine(rt, workers.url, count));
   recordServing(config.dataDir, workers.url);
   const rotation = startAuditRotation(rt);
+  // Periodic tasks run in the primary only: once per node, however many workers answer requests.
+  const tasks = startScheduler(rt);
   const signal = await stopSignal('ignore');
   rt.log.info({ signal }, 'shutting down');
   rotation.stop();
+  await tasks.stop();
   await workers.stop(signal);
   await rt.store.close();
   forgetServing(config.dataDir);

@@ -5,6 +5,7 @@
 export { type AuthItems, clientOfflineRefill, type RefillInput } from './auth-items.ts';
 export { check, clientCheck, clientPoll } from './check.ts';
 export { answerOf, checkAuditColumns, pollAuditColumns } from './outcome.ts';
+export { parseLastAuth } from './policies.ts';
 export type { CheckInput, CheckResult } from './request.ts';
 export { samlAttributes } from './saml.ts';
 export { triggerChallenge } from './trigger.ts';
