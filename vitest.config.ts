@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 90_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Both cores: a test file mostly waits on its peers (databases, spawned CLIs, slapd,
+    // FreeRADIUS), and vitest's default on two cores is one file at a time.
+    maxWorkers: 2,
   },
 });

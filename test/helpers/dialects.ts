@@ -10,6 +10,17 @@ import pg from 'pg';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 
+/**
+ * The dialects of the CLI tests: SQLite alone, unless AUTHSRV_TEST_CLI_DIALECTS=all. A CLI test
+ * checks the front end (options, prompts, output, exit codes); what it stores goes through the core
+ * functions the HTTP and core tests run on every dialect, and each dialect's run of the CLI files
+ * cost CI some 15 minutes (CI must stay under 40). The database's own commands (`authsrv db`) keep
+ * every dialect.
+ */
+export function cliDialects(): DialectName[] {
+  return process.env.AUTHSRV_TEST_CLI_DIALECTS === 'all' ? testDialects() : ['sqlite'];
+}
+
 export function testDialects(): DialectName[] {
   const out: DialectName[] = ['sqlite'];
   if (process.env.AUTHSRV_TEST_POSTGRES_URL) out.push('postgres');

@@ -9,14 +9,14 @@ import { localOperator, withCaller } from '../../../src/core/context.ts';
 import { setRealm } from '../../../src/core/realm/index.ts';
 import { saveResolver } from '../../../src/core/resolver/index.ts';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json, runCli } from '../../helpers/cli.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects, testDialects } from '../../helpers/dialects.ts';
 import { writePasswdFile } from '../../helpers/user-stores.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** JWTs carry whole seconds: waits for the next one, so that a change comes after a login's second. */
 const nextSecond = () => sleep(1010 - (Date.now() % 1000));
 
-describe.each(testDialects())('authsrv admin on %s', (dialect) => {
+describe.each(cliDialects())('authsrv admin on %s', (dialect) => {
   let c: CliEnv;
   beforeEach(async () => {
     c = await cliEnv(dialect);

@@ -5,11 +5,11 @@ import { Progress } from '../../../src/cli/progress.ts';
 import { newAuditEntry, writeAudit } from '../../../src/core/audit/index.ts';
 import type { Runtime } from '../../../src/core/context.ts';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError } from '../../helpers/cli.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 
 const DAY = 86_400_000;
 
-describe.each(testDialects())('authsrv audit on %s', (dialect) => {
+describe.each(cliDialects())('authsrv audit on %s', (dialect) => {
   let c: CliEnv;
   let rt: Runtime;
   let now: Date;

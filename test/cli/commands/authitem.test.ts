@@ -11,10 +11,10 @@ import { setServiceId } from '../../../src/core/serviceid/index.ts';
 import { initToken } from '../../../src/core/token/enroll.ts';
 import { type CliEnv, expectOneLineError } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 import { ed25519PublicKey } from '../../helpers/ssh-keys.ts';
 
-describe.each(testDialects())('authsrv authitem ssh on %s', (dialect) => {
+describe.each(cliDialects())('authsrv authitem ssh on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'all', (f) => ({ c, ctx } = f));
@@ -54,7 +54,7 @@ describe.each(testDialects())('authsrv authitem ssh on %s', (dialect) => {
   });
 });
 
-describe.each(testDialects())('authsrv authitem luks|offline and machine applications on %s', (dialect) => {
+describe.each(cliDialects())('authsrv authitem luks|offline and machine applications on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'all', (f) => ({ c, ctx } = f));

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 
-describe.each(testDialects())('authsrv config on %s', (dialect) => {
+describe.each(cliDialects())('authsrv config on %s', (dialect) => {
   let c: CliEnv;
   beforeEach(async () => {
     c = await cliEnv(dialect);

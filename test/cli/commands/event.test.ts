@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 
-describe.each(testDialects())('authsrv event on %s', (dialect) => {
+describe.each(cliDialects())('authsrv event on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));

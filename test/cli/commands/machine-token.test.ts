@@ -9,10 +9,10 @@ import { setServiceId } from '../../../src/core/serviceid/index.ts';
 import { initToken } from '../../../src/core/token/enroll.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 import { ed25519PublicKey } from '../../helpers/ssh-keys.ts';
 
-describe.each(testDialects())('authsrv machine token on %s', (dialect) => {
+describe.each(cliDialects())('authsrv machine token on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));

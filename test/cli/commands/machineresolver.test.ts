@@ -14,7 +14,7 @@ import {
 import type { Context } from '../../../src/core/context.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 
 let slapd: SlapdFixture;
 beforeAll(async () => {
@@ -24,7 +24,7 @@ afterAll(async () => {
   await slapd?.stop();
 });
 
-describe.each(testDialects())('authsrv machineresolver and machine on %s', (dialect) => {
+describe.each(cliDialects())('authsrv machineresolver and machine on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));

@@ -5,9 +5,9 @@ import type { Context } from '../../../src/core/context.ts';
 import { getPolicies, setPolicy } from '../../../src/core/policy/index.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 
-describe.each(testDialects())('authsrv policy on %s', (dialect) => {
+describe.each(cliDialects())('authsrv policy on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
 import { CLI_USER, type CliEnv, expectOneLineError } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 import {
   type FreeRadius,
   RADIUS_ALICE_PASSWORD,
@@ -21,7 +21,7 @@ afterAll(async () => {
   await fr?.stop();
 });
 
-describe.each(testDialects())('authsrv radiusserver on %s', (dialect) => {
+describe.each(cliDialects())('authsrv radiusserver on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'all', (f) => ({ c, ctx } = f));

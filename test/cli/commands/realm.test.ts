@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localOperator, withCaller } from '../../../src/core/context.ts';
 import { saveResolver } from '../../../src/core/resolver/resolver.ts';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
-import { type DialectName, testDialects } from '../../helpers/dialects.ts';
+import { cliDialects, type DialectName } from '../../helpers/dialects.ts';
 import { writePasswdFile } from '../../helpers/user-stores.ts';
 
 /** A CLI environment with two passwd resolvers, resA and resB. */
@@ -19,7 +19,7 @@ async function withResolvers(dialect: DialectName): Promise<CliEnv> {
 const realms = async (c: CliEnv): Promise<Json> =>
   JSON.parse((await c.run(['realm', 'list', '--json'])).stdout);
 
-describe.each(testDialects())('authsrv realm on %s', (dialect) => {
+describe.each(cliDialects())('authsrv realm on %s', (dialect) => {
   let c: CliEnv;
   beforeEach(async () => {
     c = await withResolvers(dialect);

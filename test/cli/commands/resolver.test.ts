@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localOperator, withCaller } from '../../../src/core/context.ts';
 import { setRealm } from '../../../src/core/realm/realm.ts';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError } from '../../helpers/cli.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 import { writePasswdFile, writeSqliteUsers } from '../../helpers/user-stores.ts';
 
 const SCIM = [
@@ -23,7 +23,7 @@ async function storedConfig(c: CliEnv, name: string): Promise<string | undefined
   return row?.config;
 }
 
-describe.each(testDialects())('authsrv resolver on %s', (dialect) => {
+describe.each(cliDialects())('authsrv resolver on %s', (dialect) => {
   let c: CliEnv;
   let passwd: string;
   beforeEach(async () => {

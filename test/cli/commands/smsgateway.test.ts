@@ -5,12 +5,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 import { type HttpSink, startHttpSink } from '../../helpers/http-sink.ts';
 
 const HTTP = 'privacyidea.lib.smsprovider.HttpSMSProvider.HttpSMSProvider';
 
-describe.each(testDialects())('authsrv smsgateway on %s', (dialect) => {
+describe.each(cliDialects())('authsrv smsgateway on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   let sink: HttpSink;

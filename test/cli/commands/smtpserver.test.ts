@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 import { type SmtpSink, startSmtpSink } from '../../helpers/smtp-sink.ts';
 
 let sink: SmtpSink;
@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => sink.close());
 
-describe.each(testDialects())('authsrv smtpserver on %s', (dialect) => {
+describe.each(cliDialects())('authsrv smtpserver on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));

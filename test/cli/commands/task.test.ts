@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
 import { type CliEnv, expectOneLineError } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 
-describe.each(testDialects())('authsrv task on %s', (dialect) => {
+describe.each(cliDialects())('authsrv task on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'all', (f) => ({ c, ctx } = f));

@@ -7,14 +7,14 @@ import { initToken } from '../../../src/core/token/enroll.ts';
 import { findToken } from '../../../src/core/token/store/index.ts';
 import { type CliEnv, expectOneLineError } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 import { hotp } from '../../helpers/otp.ts';
 
 const KEY1 = '3132333435363738393031323334353637383930';
 const KEY2 = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 const NONE = (n: number) => `No token matches this OTP value (${n} tokens checked).\n`;
 
-describe.each(testDialects())('authsrv token getserial on %s', (dialect) => {
+describe.each(cliDialects())('authsrv token getserial on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));

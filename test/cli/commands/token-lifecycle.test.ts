@@ -10,7 +10,7 @@ import { initToken } from '../../../src/core/token/enroll.ts';
 import { findToken } from '../../../src/core/token/store/index.ts';
 import { CLI_USER, type CliEnv, expectOneLineError } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 import { hotp } from '../../helpers/otp.ts';
 
 /** RFC 4226 test seed ("12345678901234567890"). */
@@ -18,7 +18,7 @@ const KEY = '3132333435363738393031323334353637383930';
 const LOCKED = 'authsrv: This action is not possible, since the token is locked';
 
 // Spawning the CLI is slow: one environment per dialect for the whole block.
-describe.each(testDialects())('authsrv token enable, revoke, reset, resync and import on %s', (dialect) => {
+describe.each(cliDialects())('authsrv token enable, revoke, reset, resync and import on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'all', (f) => ({ c, ctx } = f));

@@ -6,9 +6,9 @@ import { setInfoOfToken } from '../../../src/core/token/attributes.ts';
 import { initToken } from '../../../src/core/token/enroll.ts';
 import { type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { filesRealm, useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 
-describe.each(testDialects())('authsrv token list filters on %s', (dialect) => {
+describe.each(cliDialects())('authsrv token list filters on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'all', (f) => ({ c, ctx } = f));

@@ -5,14 +5,14 @@ import type { Context } from '../../../src/core/context.ts';
 import { findToken, pinMatches } from '../../../src/core/token/store/index.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { filesRealm, useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 import { decodeQrFile, decodeTerminalQr } from '../../helpers/qr-decode.ts';
 
 /** RFC 4226 appendix D: the seed "12345678901234567890" and its first HOTP values. */
 const RFC_KEY = '3132333435363738393031323334353637383930';
 const HOTP = ['755224', '287082'];
 
-describe.each(testDialects())('authsrv token and validate check on %s', (dialect) => {
+describe.each(cliDialects())('authsrv token and validate check on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));

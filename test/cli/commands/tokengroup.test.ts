@@ -6,9 +6,9 @@ import { initToken } from '../../../src/core/token/enroll.ts';
 import { findToken } from '../../../src/core/token/store/index.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
-import { testDialects } from '../../helpers/dialects.ts';
+import { cliDialects } from '../../helpers/dialects.ts';
 
-describe.each(testDialects())('authsrv tokengroup and token group on %s', (dialect) => {
+describe.each(cliDialects())('authsrv tokengroup and token group on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));

@@ -3,7 +3,7 @@ import { localOperator, withCaller } from '../../../src/core/context.ts';
 import { setRealm } from '../../../src/core/realm/realm.ts';
 import { saveResolver } from '../../../src/core/resolver/resolver.ts';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
-import { type DialectName, testDialects } from '../../helpers/dialects.ts';
+import { cliDialects, type DialectName } from '../../helpers/dialects.ts';
 import {
   sqliteUsers,
   sqlResolverParams,
@@ -33,7 +33,7 @@ async function withStores(dialect: DialectName): Promise<{ c: CliEnv; usersDb: s
   return { c, usersDb };
 }
 
-describe.each(testDialects())('authsrv user on %s', (dialect) => {
+describe.each(cliDialects())('authsrv user on %s', (dialect) => {
   let c: CliEnv;
   let usersDb: string;
   beforeEach(async () => {
