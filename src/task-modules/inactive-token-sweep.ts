@@ -3,7 +3,7 @@
 // A token that never authenticated has no last_auth and is left alone: a newly enrolled token is
 // not "inactive".
 import type { Runtime } from '../core/context.ts';
-import { deleteTokenRows, findToken } from '../core/token/index.ts';
+import { deleteTokenRows, findToken, setActive } from '../core/token/index.ts';
 import { parseLastAuth } from '../core/validate/index.ts';
 import { ParameterError } from '../errors.ts';
 import { runTransaction } from '../store/index.ts';
@@ -45,16 +45,8 @@ export const inactiveTokenSweep: TaskModule = {
     const disable = options.action === 'disable';
     const tokens = await inactiveTokens(rt, cutoff, disable);
     if (disable) {
-      if (tokens.length > 0)
-        await rt.store.db
-          .updateTable('token')
-          .set({ active: 0 })
-          .where(
-            'id',
-            'in',
-            tokens.map((t) => t.id),
-          )
-          .execute();
+      // One statement per token, through the token store (the one writer of the token tables).
+      for (const t of tokens) await setActive(rt.store.db, t.id, false);
       return { disabled: tokens.length };
     }
     let deleted = 0;

@@ -60,6 +60,7 @@ export {
   requireToken,
   resetFailcount,
   resetFailcounts,
+  setActive,
   setTokenInfoRacing,
   setTokenOwner,
   tokenState,
