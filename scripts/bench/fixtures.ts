@@ -138,6 +138,28 @@ export async function createSilentSmtpServer(api: Api, port: number, timeoutSeco
   await api.call('POST', '/system/setConfig', { 'email.identifier': SILENT_SMTP });
 }
 
+/**
+ * Scenario 9's event definition: a WebHook after every validate_check, posting the serial, user and
+ * result as JSON with the tags replaced. Returns a function that deletes it again.
+ */
+export async function addWebhookDefinition(api: Api, url: string): Promise<() => Promise<void>> {
+  const created = await api.call('POST', '/event', {
+    name: 'bench-webhook',
+    event: 'validate_check',
+    handlermodule: 'WebHook',
+    action: 'post_webhook',
+    position: 'post',
+    'option.URL': url,
+    'option.content_type': 'application/json',
+    'option.replace': 'True',
+    'option.data': JSON.stringify({ serial: '{serial}', user: '{username}', realm: '{realm}' }),
+  });
+  const id = String(created.result.value);
+  return async () => {
+    await api.call('DELETE', `/event/${id}`);
+  };
+}
+
 const CSV_CHUNK = 2_000;
 /** Uploads at a time: an import also waits for the database's round trips. */
 const BULK_PARALLEL = 6;

@@ -20,6 +20,7 @@ import { type OperationCounts, startSlapd } from '../fixtures/slapd.ts';
 import { Api } from './api.ts';
 import { HELP, parseCommandLine, selectScenarios } from './args.ts';
 import {
+  addWebhookDefinition,
   createBulkTokens,
   createSilentSmtpServer,
   createTokens,
@@ -44,6 +45,7 @@ import {
 import { type RunEnv, type Scenario, scenarioList } from './scenarios.ts';
 import { type AuthsrvServer, ROOT, startServer } from './server.ts';
 import { type SilentListener, startSilentListener } from './silent-listener.ts';
+import { startWebhookListener, type WebhookListener } from './webhook-listener.ts';
 
 // --- options ---------------------------------------------------------------------------------------
 
@@ -226,6 +228,7 @@ async function runScenario(
   dir: string,
   ldap: Ldap | undefined,
   silentSmtp: SilentListener | undefined,
+  webhook: WebhookListener | undefined,
 ): Promise<void> {
   const row: Row = {
     scenario: s.id,
@@ -242,7 +245,14 @@ async function runScenario(
   };
   rows.push(row);
   log(`  ${s.id.padEnd(3)} ${s.title} (${dbName}, signing ${row.signing}) …`);
+  let removeWebhook: (() => Promise<void>) | undefined;
   try {
+    if (s.webhook) {
+      if (!webhook) throw new Error('no webhook listener was started');
+      const api = new Api(server.url);
+      await api.login('admin', env.adminPassword);
+      removeWebhook = await addWebhookDefinition(api, webhook.url);
+    }
     await primeUsers(s, env, server, dir, signed);
     if (s.hashes > 0) {
       await serverIdle(server);
@@ -294,9 +304,11 @@ async function runScenario(
     const ldapStart = ldapBefore;
     let ldapCold: OperationCounts | undefined;
     let cpuStart = 0;
+    let hooksBefore = 0;
     const result = await runDriver(plan, dir, async () => {
       server.takeMaxRss();
       cpuStart = server.cpuMs();
+      hooksBefore = webhook?.received() ?? 0;
       probe = probeHealthz(server.url);
       if (ldapBefore && ldap) {
         const now = await ldap.operationCounts();
@@ -343,6 +355,12 @@ async function runScenario(
           `logins ${o.coldLogins}+${o.logins})`,
       );
     }
+    if (s.webhook && webhook) {
+      row.webhook = { received: webhook.received() - hooksBefore, logins: m.good };
+      row.notes.push(
+        `${row.webhook.received} webhook POSTs received for ${m.good} logins in the measured window`,
+      );
+    }
     if (mail && s.hangingMail) {
       row.mail = {
         ...mail,
@@ -355,11 +373,18 @@ async function runScenario(
     if (row.hashBound !== undefined) row.notes.push(hashBoundNote(row.rate, s.hashes, row.hashBound));
     if (row.healthz && s.hashes > 0)
       row.notes.push(`/healthz p50 ${row.healthz.p50.toFixed(1)} ms, max ${row.healthz.max.toFixed(0)} ms`);
-    const failure = judge(result) ?? (mail ? judgeMail(mail) : undefined);
+    const failure =
+      judge(result) ??
+      (mail ? judgeMail(mail) : undefined) ??
+      (row.webhook && row.webhook.received < row.webhook.logins
+        ? `the webhook listener received ${row.webhook.received} POSTs for ${row.webhook.logins} logins`
+        : undefined);
     if (failure !== undefined) row.failure = failure;
     else row.ok = true;
   } catch (e) {
     row.failure = (e as Error).stack ?? String(e);
+  } finally {
+    await removeWebhook?.();
   }
   if (row.ok) {
     log(
@@ -410,6 +435,7 @@ async function benchDialect(
   scenarios: Scenario[],
   slapd: Awaited<ReturnType<typeof startSlapd>> | undefined,
   silentSmtp: SilentListener | undefined,
+  webhook: WebhookListener | undefined,
 ): Promise<void> {
   log(`\n== ${dbName} ==`);
   let databaseUrl = '';
@@ -478,7 +504,8 @@ async function benchDialect(
       for (const [i, signed] of signings.entries()) {
         if (i > 0 || current !== signed) await restart(signed);
         current = signed;
-        for (const s of small) await runScenario(s, dbName, signed, server!, env, dir, slapd, silentSmtp);
+        for (const s of small)
+          await runScenario(s, dbName, signed, server!, env, dir, slapd, silentSmtp, webhook);
       }
     }
     if (large.length) {
@@ -494,7 +521,8 @@ async function benchDialect(
       const order = [current, ...signings.filter((s) => s !== current)].filter((s) => signings.includes(s));
       for (const [i, signed] of order.entries()) {
         if (i > 0) await restart(signed);
-        for (const s of large) await runScenario(s, dbName, signed, server!, env, dir, slapd, silentSmtp);
+        for (const s of large)
+          await runScenario(s, dbName, signed, server!, env, dir, slapd, silentSmtp, webhook);
       }
     }
   } catch (e) {
@@ -547,11 +575,14 @@ const slapd = scenarios.some((s) => s.ldap)
 const runnable = slapd ? scenarios : scenarios.filter((s) => !s.ldap);
 // Scenario 8's SMTP server: accepts and never answers (the benchmark's own, like slapd).
 const silentSmtp = scenarios.some((s) => s.hangingMail) ? await startSilentListener() : undefined;
+// Scenario 9's webhook receiver.
+const webhook = scenarios.some((s) => s.webhook) ? await startWebhookListener() : undefined;
 try {
-  for (const d of opts.dbs) await benchDialect(d, runnable, slapd, silentSmtp);
+  for (const d of opts.dbs) await benchDialect(d, runnable, slapd, silentSmtp, webhook);
 } finally {
   await slapd?.stop();
   await silentSmtp?.close();
+  await webhook?.close();
 }
 const totalSeconds = (performance.now() - started) / 1000;
 

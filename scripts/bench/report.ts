@@ -45,6 +45,8 @@ export interface Row {
   alone?: { rate: number; p50: number; p99: number; cpuMsPerUnit: number; measured: PhaseResult };
   /** Scenario 8: the e-mail challenge requests sent meanwhile, and the connections the silent SMTP server accepted. */
   mail?: MailStreamResult & { smtpConnections: number; connections: number; smtpTimeoutSeconds: number };
+  /** Scenario 9: the POSTs the webhook listener received during the measured window. */
+  webhook?: { received: number; logins: number };
 }
 
 /**

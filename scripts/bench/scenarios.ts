@@ -21,6 +21,11 @@ export interface Scenario {
    * an SMTP server that never answers (main.ts starts the silent listener and mail-stream.ts).
    */
   hangingMail?: HangingMail;
+  /**
+   * Runs with one active WebHook event definition on validate_check (post) that posts to a local
+   * listener (main.ts creates it before the run and deletes it after, so no other scenario sees it).
+   */
+  webhook?: boolean;
   workload(env: RunEnv): Workload;
 }
 
@@ -139,6 +144,19 @@ export function scenarioList(bulkTokens: number): Scenario[] {
       groups: ['ho', 'em'],
       hashes: 0,
       hangingMail: { group: 'em', connections: 16, smtpTimeoutSeconds: 2 },
+      workload: (e) => ({ kind: 'hotp', group: e.groups.ho!, pin: '', seq: e.seq.ho ?? 0 }),
+    },
+    {
+      // Issue 20: what one event definition costs a login. Scenario 2's logins while a WebHook
+      // definition on validate_check posts {serial, user, result} to a local listener after every
+      // check (the handler is awaited, so its round trip is part of each login).
+      id: '9',
+      title: '/validate/check HOTP with one WebHook event definition (post validate_check)',
+      unit: 'logins/s',
+      store: 'small',
+      groups: ['ho'],
+      hashes: 0,
+      webhook: true,
       workload: (e) => ({ kind: 'hotp', group: e.groups.ho!, pin: '', seq: e.seq.ho ?? 0 }),
     },
     {

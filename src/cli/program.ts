@@ -7,6 +7,7 @@ import {
   adminCommand,
   auditCommand,
   authitemCommand,
+  clientCommand,
   configCommand,
   dbCommand,
   eventCommand,
@@ -72,6 +73,7 @@ export function buildProgram(): Command {
     machineCommand,
     authitemCommand,
     validateCommand,
+    clientCommand,
   ]) {
     program.addCommand(make());
   }

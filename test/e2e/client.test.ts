@@ -52,6 +52,20 @@ describe.each(testDialects())('/client on %s', (dialect) => {
     expect(rows).toHaveLength(3);
   });
 
+  it('writes the lastseen of a client at most once a minute (a busy client costs no write per check)', async () => {
+    const lastseen = async () =>
+      ok(await s.call('GET', '/client/', {}, admin)).Throttled.map((c: { lastseen: string }) => c.lastseen);
+    now = new Date('2026-03-01T12:10:00Z');
+    await checkAs('Throttled/1');
+    now = new Date('2026-03-01T12:10:59Z');
+    await checkAs('Throttled/1');
+    expect(await lastseen()).toEqual(['Sun, 01 Mar 2026 12:10:00 GMT']);
+    now = new Date('2026-03-01T12:11:00Z');
+    await checkAs('Throttled/1');
+    expect(await lastseen()).toEqual(['Sun, 01 Mar 2026 12:11:00 GMT']);
+    await s.rt.store.db.deleteFrom('clients').where('clienttype', '=', 'Throttled').execute();
+  });
+
   it('lists clients whose User-Agent is named like a member of Object.prototype (was HTTP 500)', async () => {
     const names = ['constructor/1.0', '__proto__', 'toString', 'hasOwnProperty x'];
     for (const name of names) await checkAs(name);

@@ -2,28 +2,16 @@
 // update, list with the secret censored, __CENSORED__ keeping it (not for another server), delete,
 // GET /system/names/radius, the test request against FreeRADIUS (accept, reject, wrong secret,
 // the server stopped), bad input changing nothing, the rights and one audit row per request.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
 import { setPolicy } from '../../src/core/policy/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
-import {
-  type FreeRadius,
-  freeUdpPort,
-  RADIUS_ALICE_PASSWORD,
-  RADIUS_SECRET,
-  startFreeRadius,
-} from '../helpers/freeradius.ts';
+import { freeUdpPort, RADIUS_ALICE_PASSWORD, RADIUS_SECRET, useFreeRadius } from '../helpers/freeradius.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { useTokenServer } from '../helpers/token-fixture.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
 
-let fr: FreeRadius;
-beforeAll(async () => {
-  fr = await startFreeRadius();
-});
-afterAll(async () => {
-  await fr?.stop();
-});
+const fr = useFreeRadius();
 
 describe.each(testDialects())('RADIUS servers on %s', (dialect) => {
   let s: TestServer;

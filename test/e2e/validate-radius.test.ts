@@ -4,12 +4,11 @@
 // path, a dead server (a refusal, never an HTTP 500), enrollment errors; passthru=<identifier>
 // for users without tokens, and passthru_assign giving such a user an unassigned HOTP token.
 import { createSocket } from 'node:dgram';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
 import { setPolicy } from '../../src/core/policy/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import {
-  type FreeRadius,
   freeUdpPort,
   RADIUS_ALICE_PASSWORD,
   RADIUS_CAROL_PASSWORD,
@@ -19,7 +18,7 @@ import {
   RADIUS_CHAL_STATE,
   RADIUS_MULTI_STEPS,
   RADIUS_SECRET,
-  startFreeRadius,
+  useFreeRadius,
 } from '../helpers/freeradius.ts';
 import { RFC4226_KEY_HEX } from '../helpers/otp.ts';
 import { pwUser } from '../helpers/realms.ts';
@@ -27,13 +26,7 @@ import type { TestServer } from '../helpers/server.ts';
 import { initOk, tokenRow, useTokenServer } from '../helpers/token-fixture.ts';
 import { expectServiceError, ok } from '../helpers/user-stores.ts';
 
-let fr: FreeRadius;
-beforeAll(async () => {
-  fr = await startFreeRadius();
-});
-afterAll(async () => {
-  await fr?.stop();
-});
+const fr = useFreeRadius();
 
 describe.each(testDialects())('radius tokens and passthru on %s', (dialect) => {
   let s: TestServer;

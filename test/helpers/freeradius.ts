@@ -12,6 +12,7 @@ import { createSocket } from 'node:dgram';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 export const FREERADIUS = '/usr/sbin/freeradius';
 export const RADIUS_SECRET = 'radius-test-secret';
@@ -191,4 +192,19 @@ export async function startFreeRadius(): Promise<FreeRadius> {
     await rm(dir, { recursive: true, force: true });
   };
   return { port, output: () => out, stop };
+}
+
+/**
+ * Starts FreeRADIUS before the tests of the enclosing file or describe block and stops it after
+ * them; the object returned is that instance once the hook ran (its port, output and stop).
+ */
+export function useFreeRadius(): FreeRadius {
+  const running = {} as FreeRadius;
+  beforeAll(async () => {
+    Object.assign(running, await startFreeRadius());
+  });
+  afterAll(async () => {
+    await running.stop?.();
+  });
+  return running;
 }

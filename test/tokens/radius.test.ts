@@ -2,21 +2,20 @@
 // settings refused), where the PIN is checked, and checkUpstream sending the value to FreeRADIUS
 // through the real RADIUS client: the user name (radius.user, else the owner), Access-Accept,
 // Access-Reject, an Access-Challenge as a challenge whose data is the State, and its answer.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ParameterError } from '../../src/errors.ts';
 import { sendAccessRequest } from '../../src/gateways/radius/index.ts';
 import { RadiusType } from '../../src/tokens/radius.ts';
 import { findTokenType } from '../../src/tokens/registry.ts';
 import type { EnrollRequest, TokenState, UpstreamCheck } from '../../src/tokens/token-type.ts';
 import {
-  type FreeRadius,
   RADIUS_ALICE_PASSWORD,
   RADIUS_CHAL_FIRST,
   RADIUS_CHAL_MESSAGE,
   RADIUS_CHAL_SECOND,
   RADIUS_CHAL_STATE,
   RADIUS_SECRET,
-  startFreeRadius,
+  useFreeRadius,
 } from '../helpers/freeradius.ts';
 
 const radius = new RadiusType();
@@ -79,14 +78,8 @@ describe('RadiusType', () => {
 });
 
 describe('RadiusType.checkUpstream against FreeRADIUS', () => {
-  let fr: FreeRadius;
+  const fr = useFreeRadius();
   const asked: string[] = [];
-  beforeAll(async () => {
-    fr = await startFreeRadius();
-  });
-  afterAll(async () => {
-    await fr?.stop();
-  });
 
   /** What core gives the type: the real client to FreeRADIUS for the definition `fr`. */
   const check = (password: string, owner?: string, challengeData?: string): UpstreamCheck => ({

@@ -23,17 +23,16 @@ import {
   runAudited,
   withContext,
 } from '../common.ts';
+import { type SwitchableResource, switchSubcommands } from '../switch-commands.ts';
 
 export function eventCommand(): Command {
-  return new Command('event')
+  const cmd = new Command('event')
     .description('event handling: handler module actions bound to the events of the endpoints')
     .addCommand(listCommand())
     .addCommand(showCommand())
-    .addCommand(setCommand())
-    .addCommand(activeCommand('enable', true))
-    .addCommand(activeCommand('disable', false))
-    .addCommand(deleteCommand())
-    .addCommand(modulesCommand());
+    .addCommand(setCommand());
+  for (const sub of switchSubcommands(EVENTS)) cmd.addCommand(sub);
+  return cmd.addCommand(modulesCommand());
 }
 
 function idOf(text: string): number {
@@ -142,34 +141,6 @@ function setCommand(): Command {
     });
 }
 
-function activeCommand(verb: 'enable' | 'disable', active: boolean): Command {
-  return new Command(verb)
-    .argument('<id>')
-    .description(`${verb} a definition`)
-    .option('--json', `print {"${verb}d": ID}`)
-    .action(async (id: string, o: { json?: boolean }, cmd: Command) => {
-      await runAudited(cmd, { command: `event ${verb}`, detail: id }, (ctx) =>
-        setEventDefinitionActive(ctx, idOf(id), active),
-      );
-      if (o.json) return printJson({ [`${verb}d`]: Number(id) });
-      console.log(`Event handling definition ${id} ${verb}d.`);
-    });
-}
-
-function deleteCommand(): Command {
-  return new Command('delete')
-    .argument('<id>')
-    .description('delete a definition')
-    .option('--json', 'print {"deleted": ID}')
-    .action(async (id: string, o: { json?: boolean }, cmd: Command) => {
-      await runAudited(cmd, { command: 'event delete', detail: id }, (ctx) =>
-        deleteEventDefinition(ctx, idOf(id)),
-      );
-      if (o.json) return printJson({ deleted: Number(id) });
-      console.log(`Event handling definition ${id} deleted.`);
-    });
-}
-
 function modulesCommand(): Command {
   return new Command('modules')
     .argument('[module]')
@@ -202,3 +173,12 @@ function modulesCommand(): Command {
       ]);
     });
 }
+
+const EVENTS: SwitchableResource = {
+  command: 'event',
+  argument: ['<id>'],
+  what: 'a definition',
+  named: (id) => `Event handling definition ${id}`,
+  setActive: (ctx, id, active) => setEventDefinitionActive(ctx, idOf(id), active),
+  remove: (ctx, id) => deleteEventDefinition(ctx, idOf(id)),
+};

@@ -24,18 +24,16 @@ import {
   runAudited,
   withContext,
 } from '../common.ts';
+import { type SwitchableResource, switchSubcommands } from '../switch-commands.ts';
 
 export function taskCommand(): Command {
-  return new Command('task')
+  const cmd = new Command('task')
     .description('periodic tasks: housekeeping the server runs on a cron schedule on the nodes named')
     .addCommand(listCommand())
     .addCommand(showCommand())
-    .addCommand(setCommand())
-    .addCommand(activeCommand('enable', true))
-    .addCommand(activeCommand('disable', false))
-    .addCommand(deleteCommand())
-    .addCommand(runCommand())
-    .addCommand(modulesCommand());
+    .addCommand(setCommand());
+  for (const sub of switchSubcommands(TASKS)) cmd.addCommand(sub);
+  return cmd.addCommand(runCommand()).addCommand(modulesCommand());
 }
 
 function lastRunsText(v: TaskView): string {
@@ -133,34 +131,6 @@ function setCommand(): Command {
     });
 }
 
-function activeCommand(verb: 'enable' | 'disable', active: boolean): Command {
-  return new Command(verb)
-    .argument('<task>', 'name or id')
-    .description(`${verb} a periodic task`)
-    .option('--json', `print {"${verb}d": ID}`)
-    .action(async (task: string, o: { json?: boolean }, cmd: Command) => {
-      const id = await runAudited(cmd, { command: `task ${verb}`, detail: task }, (ctx) =>
-        setPeriodicTaskActive(ctx, task, active),
-      );
-      if (o.json) return printJson({ [`${verb}d`]: id });
-      console.log(`Periodic task '${task}' ${verb}d.`);
-    });
-}
-
-function deleteCommand(): Command {
-  return new Command('delete')
-    .argument('<task>', 'name or id')
-    .description('delete a periodic task with its options and last runs')
-    .option('--json', 'print {"deleted": ID}')
-    .action(async (task: string, o: { json?: boolean }, cmd: Command) => {
-      const id = await runAudited(cmd, { command: 'task delete', detail: task }, (ctx) =>
-        deletePeriodicTask(ctx, task),
-      );
-      if (o.json) return printJson({ deleted: id });
-      console.log(`Periodic task '${task}' deleted.`);
-    });
-}
-
 function runCommand(): Command {
   return new Command('run')
     .argument('<task>', 'name or id')
@@ -198,3 +168,13 @@ function modulesCommand(): Command {
       );
     });
 }
+
+const TASKS: SwitchableResource = {
+  command: 'task',
+  argument: ['<task>', 'name or id'],
+  what: 'a periodic task',
+  deleteDetail: 'with its options and last runs',
+  named: (task) => `Periodic task '${task}'`,
+  setActive: setPeriodicTaskActive,
+  remove: deletePeriodicTask,
+};

@@ -21,7 +21,7 @@ const MAX = { ip: 64, clienttype: 255, user_agent: 1000 };
  * within this interval of the last write by this process writes nothing, so the listing's lastseen
  * lags the last check by at most this much (per node: the note is per process).
  */
-export const CLIENT_WRITE_INTERVAL_MS = 5_000;
+export const CLIENT_WRITE_INTERVAL_MS = 60_000;
 /** Clients noted per store before notes older than the interval are dropped. */
 const MAX_NOTES = 10_000;
 

@@ -1,25 +1,14 @@
 // `authsrv radiusserver list|set|delete|test`: the services and messages of /radiusserver/, the
 // secret and the test password from standard input (never the command line), --json, the test
 // against FreeRADIUS (exit 1 when not accepted), and an audit row for every change and test.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
 import { CLI_USER, type CliEnv, expectOneLineError } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
 import { cliDialects } from '../../helpers/dialects.ts';
-import {
-  type FreeRadius,
-  RADIUS_ALICE_PASSWORD,
-  RADIUS_SECRET,
-  startFreeRadius,
-} from '../../helpers/freeradius.ts';
+import { RADIUS_ALICE_PASSWORD, RADIUS_SECRET, useFreeRadius } from '../../helpers/freeradius.ts';
 
-let fr: FreeRadius;
-beforeAll(async () => {
-  fr = await startFreeRadius();
-});
-afterAll(async () => {
-  await fr?.stop();
-});
+const fr = useFreeRadius();
 
 describe.each(cliDialects())('authsrv radiusserver on %s', (dialect) => {
   let c: CliEnv;

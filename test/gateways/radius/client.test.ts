@@ -2,11 +2,10 @@
 // and its answer with State; and the failure paths: wrong secret, the server stopped, a server
 // that never answers, an answer signed with another secret.
 import { createSocket, type Socket } from 'node:dgram';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendAccessRequest } from '../../../src/gateways/radius/index.ts';
 import { CODE, decodePacket, encodeResponse } from '../../../src/radius-packet/index.ts';
 import {
-  type FreeRadius,
   freeUdpPort,
   RADIUS_ALICE_PASSWORD,
   RADIUS_CHAL_FIRST,
@@ -14,23 +13,17 @@ import {
   RADIUS_CHAL_SECOND,
   RADIUS_CHAL_STATE,
   RADIUS_SECRET,
-  startFreeRadius,
+  useFreeRadius,
 } from '../../helpers/freeradius.ts';
 
 describe('sendAccessRequest to FreeRADIUS', () => {
-  let fr: FreeRadius;
+  const fr = useFreeRadius();
   const target = () => ({
     server: '127.0.0.1',
     port: fr.port,
     secret: RADIUS_SECRET,
     timeout: 2,
     retries: 1,
-  });
-  beforeAll(async () => {
-    fr = await startFreeRadius();
-  });
-  afterAll(async () => {
-    await fr?.stop();
   });
 
   it('gets Access-Accept for the right password, Access-Reject for a wrong one', async () => {

@@ -192,6 +192,7 @@ describe('--only', () => {
       '7',
       '7p',
       '8',
+      '9',
       '5a',
       '5b',
       '5c',
@@ -215,10 +216,11 @@ describe('--only', () => {
     expect(ids('6c, 0')).toEqual(['0', '6c']);
     expect(ids('7p,7')).toEqual(['7', '7p']);
     expect(ids('8')).toEqual(['8']);
+    expect(ids('9')).toEqual(['9']);
   });
 
   it('rejects unknown scenarios by name', () => {
-    expect(() => ids('1,9')).toThrow(/^--only: unknown scenario 9$/);
+    expect(() => ids('1,99')).toThrow(/^--only: unknown scenario 99$/);
     expect(() => ids('x,2q')).toThrow(/^--only: unknown scenario x, 2q$/);
   });
 
@@ -239,6 +241,17 @@ describe('--only', () => {
       pin: '',
       seq: 7,
     });
+  });
+
+  it("9 runs scenario 2's logins with the webhook definition", () => {
+    const s = scenarioList(1).find((x) => x.id === '9')!;
+    expect(s).toMatchObject({ store: 'small', unit: 'logins/s', hashes: 0, groups: ['ho'], webhook: true });
+    // No other scenario has the definition.
+    expect(
+      scenarioList(1)
+        .filter((x) => x.webhook)
+        .map((x) => x.id),
+    ).toEqual(['9']);
   });
 
   it('5b checks the count of the bulk tokens it was given', () => {

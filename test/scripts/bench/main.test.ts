@@ -166,6 +166,28 @@ describe('npm run bench, briefly', () => {
     expect(r!.mail.smtpConnections).toBe(r!.mail.requests);
   });
 
+  it('runs scenario 9: every login posts the webhook of its event definition to the listener', {
+    timeout: 120_000,
+  }, async () => {
+    const run = await bench([...QUICK, '--signing', 'off', '--only', '9', '--connections', '2'], {
+      BENCH_RESULTS_DIR: join(base, 'results-9'),
+    });
+    const output = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+    expect(run.code, output).toBe(0);
+    const rows = tableRows(run.stdout);
+    expect(rows, output).toHaveLength(1);
+    const [scenario, , , rate, , , , , note] = rows[0]!;
+    expect(scenario).toBe('9 /validate/check HOTP with one WebHook event definition (post validate_check)');
+    expect(rate).toMatch(/^\d+ logins\/s$/);
+    const counts = /^(\d+) webhook POSTs received for (\d+) logins in the measured window$/.exec(note!);
+    expect(counts, output).not.toBeNull();
+    // The handler is awaited inside each check: every login of the window posted once (a login
+    // in flight at the window's start may add one).
+    expect(Number(counts![2])).toBeGreaterThan(0);
+    expect(Number(counts![1])).toBeGreaterThanOrEqual(Number(counts![2]));
+    expect(Number(counts![1])).toBeLessThanOrEqual(Number(counts![2]) + 2);
+  });
+
   it('fails loudly when the server answers wrongly: **FAILED** row, banner, exit code 1', {
     timeout: 120_000,
   }, async () => {
