@@ -3,13 +3,18 @@
 import { counterModule } from './counter.ts';
 import { loggingModule } from './logging.ts';
 import type { EventHandlerModule } from './module.ts';
+
+export { formatAuthDate, nowOffset, replaceNowTags, UNIT_MS } from './now-tag.ts';
+
 import { tokenModule } from './token.ts';
 import { userNotificationModule } from './user-notification.ts';
 import { webhookModule } from './webhook.ts';
 
 export type {
   ActionSpecs,
+  EventAttachment,
   EventCounters,
+  EventEnrollment,
   EventHandlerModule,
   EventMail,
   EventMailer,

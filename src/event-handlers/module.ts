@@ -37,6 +37,37 @@ export interface TokenOperations {
   deleteInfo(key: string): Promise<void>;
   /** Puts the token into a realm, or (onlyRealm) into that realm alone. */
   setRealm(realm: string, onlyRealm: boolean): Promise<void>;
+  /** Sets a random PIN of `length` characters (stored hashed, as every PIN); returns it. */
+  setRandomPin(length: number): Promise<string>;
+  /** Sets the fail counter. */
+  setFailcount(value: number): Promise<void>;
+  /** Adds `delta` (negative: subtracts) to the fail counter, never below 0. */
+  changeFailcount(delta: number): Promise<void>;
+  /** Adds `increment` to the integer in a tokeninfo entry (missing or not a number: 0). */
+  increaseInfo(key: string, increment: number): Promise<void>;
+  addToGroup(group: string): Promise<void>;
+  removeFromGroup(group: string): Promise<void>;
+  /** Attaches the token to a machine (or to none) for an application, with its options. */
+  attach(attachment: EventAttachment): Promise<void>;
+}
+
+/** What `attach application` asks for. */
+export interface EventAttachment {
+  application: string;
+  /** A machine id of the machine resolver `resolver`; neither: any machine. */
+  machineId?: string | undefined;
+  resolver?: string | undefined;
+  options: Readonly<Record<string, string>>;
+}
+
+/** What an `enroll` action asks core to enroll, as the server itself. */
+export interface EventEnrollment {
+  /** The parameters of a token init (type, genkey, realm …). */
+  params: Readonly<Record<string, string>>;
+  /** For the request's user: the owner of its token, else the user it names. */
+  forUser: boolean;
+  /** Parameters filled from that user's entry in its user store: parameter → attribute. */
+  fromUser?: Readonly<Record<string, string>> | undefined;
 }
 
 /** The named event counters (one row each), changed atomically. */
@@ -75,6 +106,15 @@ export interface EventRun {
   token: TokenOperations | undefined;
   counters: EventCounters;
   mailer: EventMailer;
+  /** The moment of the run (`{now}` tags). */
+  now: Date;
+  /** Enrolls a new token; its serial. */
+  enroll(enrollment: EventEnrollment): Promise<string>;
+  /**
+   * Tags this run adds for the definitions that run after it in the same request (`{pin}` of
+   * `set random pin`).
+   */
+  addTags(tags: EventTags): void;
 }
 
 export interface EventHandlerModule {
@@ -83,6 +123,11 @@ export interface EventHandlerModule {
   readonly actions: ActionSpecs;
   /** Runs one action; true when it did its work. A failure throws. */
   run(action: string, run: EventRun): Promise<boolean>;
+  /**
+   * Checks an action's options beyond presence (numbers, JSON …) when a definition is saved;
+   * throws an Error whose message says what is wrong.
+   */
+  checkOptions?(action: string, options: Readonly<Record<string, string>>): void;
 }
 
 /** `{tag}` replaced by the tag's value, unknown tags left as written. */

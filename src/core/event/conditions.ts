@@ -2,7 +2,19 @@
 // condition, each answering whether the condition's value holds for the request at hand; all the
 // conditions of a definition must hold. The token a condition asks about is read once per request
 // and only when a condition needs it.
+import { ParameterError } from '../../errors.ts';
 import { clientMatches, compileClientList } from '../../policy/index.ts';
+import { counterValue, outsideValidityPeriod } from '../token/index.ts';
+import { parseLastAuth } from '../validate/index.ts';
+import {
+  ConditionValueError,
+  compareInt,
+  compareValues,
+  parseAge,
+  parseCounterComparison,
+  parseIntComparison,
+  parseKeyComparison,
+} from './comparisons.ts';
 import type { EventFacts, Position, TokenFacts } from './facts.ts';
 
 export interface ConditionCheck {
@@ -11,6 +23,8 @@ export interface ConditionCheck {
   /** Only post handlers see the response. */
   postOnly?: boolean;
   holds(value: string, facts: EventFacts): Promise<boolean> | boolean;
+  /** Throws ConditionValueError when the value does not follow the condition's grammar. */
+  check?(value: string): void;
 }
 
 const TRUE_FALSE = ['True', 'False'] as const;
@@ -38,10 +52,39 @@ function regexHolds(value: string, actual: string | undefined): boolean {
 }
 
 /** A condition on the request's token; without a token it does not hold. */
-function onToken(test: (value: string, token: TokenFacts) => boolean) {
+function onToken(test: (value: string, token: TokenFacts, facts: EventFacts) => boolean | Promise<boolean>) {
   return async (value: string, facts: EventFacts) => {
     const token = await facts.token();
-    return token !== undefined && test(value, token);
+    return token !== undefined && test(value, token, facts);
+  };
+}
+
+function checkRegex(value: string): void {
+  try {
+    new RegExp(value);
+  } catch {
+    throw new ConditionValueError(`'${value}' is not a valid regular expression`);
+  }
+}
+
+/** An integer comparison (`<5`, `>5`, `==5`, `!=5`, `5`) on a number of the request's token. */
+function tokenNumber(desc: string, of: (token: TokenFacts) => number): ConditionCheck {
+  return {
+    spec: { type: 'str', desc: `${desc} (<n, >n, ==n, !=n or n).`, group: 'token' },
+    check: (value) => {
+      parseIntComparison(value);
+    },
+    holds: onToken((value, token) => compareInt(of(token), parseIntComparison(value))),
+  };
+}
+
+/** The challenge of the request's transaction_id; without one the condition does not hold. */
+function onChallenge(
+  test: (value: string, c: { session: string; expiration: string }, now: Date) => boolean,
+) {
+  return async (value: string, facts: EventFacts) => {
+    const challenge = await facts.challenge();
+    return challenge !== undefined && test(value, challenge, facts.now);
   };
 }
 
@@ -64,6 +107,7 @@ const CONDITIONS: Readonly<Record<string, ConditionCheck>> = {
   },
   serial: {
     spec: { type: 'str', desc: 'A regular expression the serial must match.', group: 'token' },
+    check: checkRegex,
     holds: async (value, facts) => regexHolds(value, (await facts.token())?.serial ?? facts.serial),
   },
   logged_in_user: {
@@ -72,6 +116,13 @@ const CONDITIONS: Readonly<Record<string, ConditionCheck>> = {
   },
   client_ip: {
     spec: { type: 'str', desc: 'IP addresses or networks of the client (! excludes).', group: 'misc' },
+    check: (value) => {
+      try {
+        compileClientList(value);
+      } catch (e) {
+        throw new ConditionValueError(e instanceof Error ? e.message : String(e));
+      }
+    },
     holds: (value, facts) => {
       try {
         return clientMatches(compileClientList(value), facts.client);
@@ -104,11 +155,13 @@ const CONDITIONS: Readonly<Record<string, ConditionCheck>> = {
   detail_message: {
     spec: { type: 'str', desc: 'A regular expression searched in detail.message.', group: 'misc' },
     postOnly: true,
+    check: checkRegex,
     holds: (value, facts) => regexHolds(value, facts.result?.message),
   },
   detail_error_message: {
     spec: { type: 'str', desc: 'A regular expression searched in the error message.', group: 'misc' },
     postOnly: true,
+    check: checkRegex,
     holds: (value, facts) => regexHolds(value, facts.result?.error),
   },
   token_locked: {
@@ -124,7 +177,132 @@ const CONDITIONS: Readonly<Record<string, ConditionCheck>> = {
     spec: { type: 'str', desc: 'The token has an owner.', group: 'token', value: TRUE_FALSE },
     holds: onToken((value, token) => isTrueValue(value) === token.hasOwner),
   },
+  tokenresolver: {
+    spec: { type: 'str', desc: "The resolver of the token's owner (comma list).", group: 'token' },
+    holds: onToken((value, token) => listed(value, token.owner?.resolver)),
+  },
+  token_is_orphaned: {
+    spec: {
+      type: 'str',
+      desc: 'The token has an owner its user store no longer knows.',
+      group: 'token',
+      value: TRUE_FALSE,
+    },
+    holds: onToken(async (value, token, facts) => {
+      const orphaned = token.hasOwner && (await facts.owner())?.known !== true;
+      return isTrueValue(value) === orphaned;
+    }),
+  },
+  token_validity_period: {
+    spec: {
+      type: 'str',
+      desc: 'The token is within its validity period.',
+      group: 'token',
+      value: TRUE_FALSE,
+    },
+    holds: onToken(
+      (value, token, facts) => isTrueValue(value) === !outsideValidityPeriod(token.info, facts.now),
+    ),
+  },
+  user_token_number: {
+    spec: {
+      type: 'str',
+      desc: "The number of tokens of the request's user (<n, >n, ==n, !=n or n).",
+      group: 'user',
+    },
+    check: (value) => {
+      parseIntComparison(value);
+    },
+    holds: async (value, facts) => {
+      const n = await facts.userTokenCount();
+      return n !== undefined && compareInt(n, parseIntComparison(value));
+    },
+  },
+  otp_counter: tokenNumber('The OTP counter of the token', (t) => t.count),
+  count_auth: tokenNumber('The authentication counter of the token', (t) => counterValue(t.info.count_auth)),
+  count_auth_success: tokenNumber('The successful authentications of the token', (t) =>
+    counterValue(t.info.count_auth_success),
+  ),
+  count_auth_fail: tokenNumber(
+    'The failed authentications of the token (count_auth - count_auth_success)',
+    (t) => counterValue(t.info.count_auth) - counterValue(t.info.count_auth_success),
+  ),
+  failcounter: tokenNumber('The fail counter of the token', (t) => t.failcount),
+  counter: {
+    spec: {
+      type: 'str',
+      desc: 'An event counter compared with an integer, like mycounter>10 (==, !=, <, >).',
+      group: 'counter',
+    },
+    check: (value) => {
+      parseCounterComparison(value);
+    },
+    holds: async (value, facts) => {
+      const c = parseCounterComparison(value);
+      return compareInt(await facts.counter(c.key), { op: c.op, n: c.n });
+    },
+  },
+  tokeninfo: {
+    spec: {
+      type: 'str',
+      desc: 'A tokeninfo value compared, like key==value, key<{now}-10d (==, !=, <, >).',
+      group: 'token',
+    },
+    check: (value) => {
+      parseKeyComparison(value);
+    },
+    holds: onToken((value, token, facts) => {
+      const c = parseKeyComparison(value);
+      return compareValues(token.info[c.key], c, facts.now);
+    }),
+  },
+  last_auth: {
+    spec: {
+      type: 'str',
+      desc: "The token's last authentication is older than this, like 10h or 7d.",
+      group: 'token',
+    },
+    check: (value) => {
+      parseAge(value);
+    },
+    holds: onToken((value, token, facts) => {
+      const at = token.info.last_auth === undefined ? undefined : parseLastAuth(token.info.last_auth);
+      return at !== undefined && at + parseAge(value) < facts.now.getTime();
+    }),
+  },
+  rollout_state: {
+    spec: { type: 'str', desc: 'The rollout state of the token.', group: 'token' },
+    holds: onToken((value, token) => token.rolloutState === value),
+  },
+  challenge_session: {
+    spec: {
+      type: 'str',
+      desc: "A regular expression the session of the request's challenge (transaction_id) must match.",
+      group: 'challenge',
+    },
+    check: checkRegex,
+    holds: onChallenge((value, c) => regexHolds(value, c.session)),
+  },
+  challenge_expired: {
+    spec: {
+      type: 'str',
+      desc: "The request's challenge (transaction_id) has expired.",
+      group: 'challenge',
+      value: TRUE_FALSE,
+    },
+    holds: onChallenge((value, c, now) => isTrueValue(value) === Date.parse(c.expiration) < now.getTime()),
+  },
 };
+
+/** A condition's value checked against its grammar; a malformed one is ParameterError 905. */
+export function checkConditionValue(name: string, value: string): void {
+  try {
+    CONDITIONS[name]?.check?.(value);
+  } catch (e) {
+    if (!(e instanceof ConditionValueError)) throw e;
+    throw new ParameterError(`The condition ${name}: ${e.message}.`);
+  }
+}
 
 /** The names of the conditions, sorted. */
 export function conditionNames(): string[] {

@@ -19,7 +19,7 @@ import {
 } from '../change-counters.ts';
 import type { Context, Runtime } from '../context.ts';
 import { checkLength, LIMITS } from '../limits.ts';
-import { conditionNames } from './conditions.ts';
+import { checkConditionValue, conditionNames } from './conditions.ts';
 
 /** A definition as GET /event/ shows it. */
 export interface EventDefinition {
@@ -82,6 +82,7 @@ function parseConditions(raw: unknown): Record<string, string> {
     if (typeof v === 'object' && v !== null)
       throw new ParameterError(`The condition ${name} must be a text.`);
     out[name] = String(v);
+    checkConditionValue(name, out[name]);
   }
   return out;
 }
@@ -106,6 +107,11 @@ function checkOptions(module: EventHandlerModule, action: string, options: Recor
   for (const name of Object.keys(options)) {
     if (!Object.hasOwn(specs, name)) throw new ParameterError(`The action ${action} has no option ${name}.`);
     checkLength(`option.${name}`, options[name], LIMITS.text);
+  }
+  try {
+    module.checkOptions?.(action, options);
+  } catch (e) {
+    throw new ParameterError(e instanceof Error ? e.message : String(e));
   }
 }
 

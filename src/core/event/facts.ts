@@ -38,6 +38,11 @@ export interface TokenFacts {
   realms: string[];
   failcount: number;
   maxfail: number;
+  /** The OTP counter. */
+  count: number;
+  rolloutState: string;
+  /** The tokeninfo entries, but for sealed ones. */
+  info: Readonly<Record<string, string>>;
   hasOwner: boolean;
   owner?: { userid: string; resolver: string; realm: string } | undefined;
 }
@@ -46,7 +51,18 @@ export interface UserFacts {
   login: string;
   realm: string;
   resolver: string;
+  /** The user's id in its resolver, when known. */
+  userid?: string | undefined;
   email?: string | undefined;
+  /** False for a token owner its user store no longer knows (or cannot be asked about). */
+  known?: boolean | undefined;
+}
+
+/** The challenge of the request's transaction_id. */
+export interface ChallengeFacts {
+  session: string;
+  /** Its expiration, ISO-8601 UTC. */
+  expiration: string;
 }
 
 export interface EventFacts {
@@ -64,6 +80,16 @@ export interface EventFacts {
   owner(): Promise<UserFacts | undefined>;
   /** The logged-in user (not an administrator), with the e-mail address its user store gives. */
   loggedInUser(): Promise<UserFacts | undefined>;
+  /** The number of tokens of the request's user (undefined: no user). */
+  userTokenCount(): Promise<number | undefined>;
+  /** The newest challenge of the request's transaction_id. */
+  challenge(): Promise<ChallengeFacts | undefined>;
+  /** The value of an event counter (0 when it does not exist). */
+  counter(name: string): Promise<number>;
+  /** The moment conditions compare dates with. */
+  now: Date;
+  /** Tags added by the definitions that ran before in the same request. */
+  addedTags: Record<string, string>;
 }
 
 /** One lookup, made on the first ask and shared by the later ones; a failed lookup is "none". */
@@ -79,7 +105,7 @@ async function loadToken(rt: Runtime, serial: string): Promise<TokenFacts | unde
   const db = rt.store.db;
   const token = await db
     .selectFrom('token')
-    .select(['id', 'serial', 'tokentype', 'description', 'failcount', 'maxfail'])
+    .select(['id', 'serial', 'tokentype', 'description', 'failcount', 'maxfail', 'count', 'rollout_state'])
     .where('serial', '=', serial)
     .executeTakeFirst();
   if (!token) return undefined;
@@ -95,6 +121,12 @@ async function loadToken(rt: Runtime, serial: string): Promise<TokenFacts | unde
     .select(['tokenowner.user_id', 'tokenowner.resolver', 'realm.name'])
     .where('tokenowner.token_id', '=', token.id)
     .executeTakeFirst();
+  const info = await db
+    .selectFrom('tokeninfo')
+    .select(['key', 'value'])
+    .where('token_id', '=', token.id)
+    .where('type', '!=', 'password')
+    .execute();
   return {
     serial: token.serial,
     type: token.tokentype,
@@ -102,6 +134,9 @@ async function loadToken(rt: Runtime, serial: string): Promise<TokenFacts | unde
     realms: realms.map((r) => r.name),
     failcount: Number(token.failcount),
     maxfail: Number(token.maxfail),
+    count: Number(token.count),
+    rolloutState: token.rollout_state,
+    info: Object.fromEntries(info.map((r) => [r.key, r.value])),
     hasOwner: owner !== undefined,
     owner: owner && { userid: owner.user_id, resolver: owner.resolver, realm: owner.name },
   };
@@ -116,7 +151,7 @@ async function loadUser(rt: Runtime, request: EventRequest): Promise<UserFacts |
     caller ?? { role: 'admin', username: '', realm: '', authtype: 'local', client: '' },
   );
   const u = await targetUser(ctx, { user: params.user, realm: params.realm, resolver: params.resolver });
-  return { login: u.login, realm: u.realm, resolver: u.resolver, email: u.info.email };
+  return { login: u.login, realm: u.realm, resolver: u.resolver, userid: u.userid, email: u.info.email };
 }
 
 /** A token owner with the login its user store knows it by (its user id when it knows it no more). */
@@ -128,8 +163,31 @@ async function ownerFacts(rt: Runtime, owner: NonNullable<TokenFacts['owner']>):
     login: found?.username ?? owner.userid,
     realm: owner.realm,
     resolver: owner.resolver,
+    userid: owner.userid,
     email: found?.email,
+    known: found !== undefined,
   };
+}
+
+/** How many tokens a user owns. */
+async function tokenCount(rt: Runtime, user: UserFacts): Promise<number | undefined> {
+  if (user.userid === undefined) return undefined;
+  const row = await rt.store.db
+    .selectFrom('tokenowner')
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+    .where('resolver', '=', user.resolver)
+    .where('user_id', '=', user.userid)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+async function loadChallenge(rt: Runtime, transactionId: string): Promise<ChallengeFacts | undefined> {
+  return rt.store.db
+    .selectFrom('challenge')
+    .select(['session', 'expiration'])
+    .where('transaction_id', '=', transactionId)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
 }
 
 export function eventFacts(rt: Runtime, request: EventRequest, result?: EventResult): EventFacts {
@@ -158,5 +216,22 @@ export function eventFacts(rt: Runtime, request: EventRequest, result?: EventRes
       const u = await findUser(rt, caller.username, caller.realm);
       return u && { login: u.login, realm: u.realm, resolver: u.resolver, email: u.info.email };
     }),
+    userTokenCount: once(async () => {
+      const u = (await requestUser()) ?? (await owner());
+      return u && tokenCount(rt, u);
+    }),
+    challenge: once(async () =>
+      request.params.transaction_id ? loadChallenge(rt, request.params.transaction_id) : undefined,
+    ),
+    counter: async (name) => {
+      const row = await rt.store.db
+        .selectFrom('eventcounter')
+        .select('value')
+        .where('name', '=', name)
+        .executeTakeFirst();
+      return row ? Number(row.value) : 0;
+    },
+    now: rt.clock(),
+    addedTags: {},
   };
 }

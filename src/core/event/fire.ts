@@ -10,7 +10,7 @@ import { conditionsHold } from './conditions.ts';
 import { eventCounters } from './counters.ts';
 import { type EventDefinition, eventDefinitions } from './definitions.ts';
 import { type EventFacts, type EventRequest, type EventResult, eventFacts, type Position } from './facts.ts';
-import { tokenOperations } from './token-operations.ts';
+import { enrollForEvent, tokenOperations } from './token-operations.ts';
 
 const LOG_LEVELS: Readonly<Record<string, 'debug' | 'info' | 'warn' | 'error' | 'fatal'>> = {
   DEBUG: 'debug',
@@ -39,6 +39,8 @@ async function tagsOf(rt: Runtime, facts: EventFacts): Promise<EventTags> {
     client_ip: facts.client,
     time: now.toISOString().slice(11, 19),
     date: now.toISOString().slice(0, 10),
+    // Added by earlier definitions of the request ({pin} of Token's set random pin).
+    ...facts.addedTags,
   };
 }
 
@@ -76,6 +78,9 @@ async function runDefinition(
         addressOf: async (who) =>
           (await (who === 'tokenowner' ? facts.owner() : facts.loggedInUser()))?.email,
       },
+      now: rt.clock(),
+      enroll: (enrollment) => enrollForEvent(rt, facts, enrollment),
+      addTags: (tags) => Object.assign(facts.addedTags, tags),
     });
   } catch (e) {
     rt.log.error({ err: e, event: facts.event, definition: definition.id }, 'event handler failed');

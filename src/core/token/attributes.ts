@@ -10,7 +10,10 @@ import { checkLength, cutChars, LIMITS } from '../limits.ts';
 import { checkTokenLimits } from './enrollment-limits.ts';
 import { inTransaction, pick, refuseLocked, type Selection } from './select.ts';
 import {
+  addToTokenInfo,
+  changeFailcount,
   deleteTokenInfo,
+  setFailcount,
   setTokenInfo,
   setTokenRealms,
   setTokenSettings,
@@ -148,4 +151,41 @@ export async function deleteInfoOfToken(ctx: Context, serial: string, key: strin
   refuseLocked([t]);
   await inTransaction(ctx, (trx) => deleteTokenInfo(trx, t.row.id, key));
   return true;
+}
+
+/** The one token a serial names, after the right check of `action`; locked ones refuse. */
+async function oneToken(ctx: Context, action: string, serial: string) {
+  const p = await pick(ctx, action, { serial });
+  const t = p.tokens[0]!;
+  refuseLocked([t]);
+  return t;
+}
+
+/** Sets the fail counter of a token (the Token event handler's `set failcounter`). */
+export async function setFailcountOfToken(ctx: Context, serial: string, value: number): Promise<void> {
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new ParameterError('The fail counter must be 0 or more.');
+  const t = await oneToken(ctx, 'set', serial);
+  await inTransaction(ctx, (trx) => setFailcount(trx, t.row.id, value));
+}
+
+/** Adds `delta` to the fail counter of a token, never below 0 (`change failcounter`). */
+export async function changeFailcountOfToken(ctx: Context, serial: string, delta: number): Promise<void> {
+  if (!Number.isSafeInteger(delta)) throw new ParameterError('The fail counter change must be an integer.');
+  const t = await oneToken(ctx, 'set', serial);
+  await inTransaction(ctx, (trx) => changeFailcount(trx, t.row.id, delta));
+}
+
+/** Adds `increment` to the integer of a tokeninfo entry (`increase tokeninfo`). */
+export async function increaseInfoOfToken(
+  ctx: Context,
+  serial: string,
+  key: string,
+  increment: number,
+): Promise<void> {
+  if (!key) throw ParameterError.missing('key');
+  checkLength('key', key, LIMITS.name);
+  if (!Number.isSafeInteger(increment)) throw new ParameterError('The increment must be an integer.');
+  const t = await oneToken(ctx, 'settokeninfo', serial);
+  await inTransaction(ctx, (trx) => addToTokenInfo(ctx, trx, t.row.id, key, increment));
 }

@@ -1,11 +1,14 @@
 // Tokens (/token/, /tokengroup/): enrollment with its policies, the token store (store/, the one
 // writer of the token tables), the lifecycle actions, listings, token groups and token file imports.
 export {
+  changeFailcountOfToken,
   deleteInfoOfToken,
+  increaseInfoOfToken,
   nameList,
   SETTABLE,
   type Settable,
   setDescriptions,
+  setFailcountOfToken,
   setInfoOfToken,
   setRealmsOfToken,
   setTokenAttributes,
@@ -67,5 +70,5 @@ export {
   tokensOfOwner,
 } from './store/index.ts';
 export { testTokenConfig } from './test-config.ts';
-export { storedMinuteTime } from './tokeninfo-dates.ts';
+export { outsideValidityPeriod, storedMinuteTime } from './tokeninfo-dates.ts';
 export { type TokenView, tokenView } from './view.ts';

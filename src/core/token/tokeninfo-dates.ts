@@ -41,3 +41,15 @@ export function storedMinuteTime(text: string | undefined, withoutOffset: 'utc' 
   const zone = m[4] === undefined ? 'Z' : `${m[4]}:${m[5]}`;
   return Date.parse(`${m[1]}T${m[2]}${m[3] ?? ':00'}${zone}`);
 }
+
+/**
+ * Whether `now` is outside a token's validity_period_start … validity_period_end (tokeninfo). An
+ * unreadable date that is set counts as outside: a token never gets more validity than meant.
+ */
+export function outsideValidityPeriod(info: Readonly<Record<string, string>>, now: Date): boolean {
+  const start = storedMinuteTime(info.validity_period_start, 'unreadable');
+  const end = storedMinuteTime(info.validity_period_end, 'unreadable');
+  if ((info.validity_period_start && Number.isNaN(start)) || (info.validity_period_end && Number.isNaN(end)))
+    return true;
+  return now.getTime() < start || now.getTime() > end;
+}

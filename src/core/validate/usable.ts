@@ -6,21 +6,14 @@ import {
   counterValue,
   deleteTokenInfo,
   type LoadedToken,
+  outsideValidityPeriod,
   resetFailcount,
   storedMinuteTime,
 } from '../token/index.ts';
 
 /** Whether `now` is outside the token's validity_period_start … validity_period_end. */
 function outsideValidity(t: LoadedToken, now: Date): boolean {
-  const start = storedMinuteTime(t.info.validity_period_start, 'unreadable');
-  const end = storedMinuteTime(t.info.validity_period_end, 'unreadable');
-  // An unreadable date that is set counts as outside: a token never gets more validity than meant.
-  if (
-    (t.info.validity_period_start && Number.isNaN(start)) ||
-    (t.info.validity_period_end && Number.isNaN(end))
-  )
-    return true;
-  return now.getTime() < start || now.getTime() > end;
+  return outsideValidityPeriod(t.info, now);
 }
 
 export const COUNTER_EXCEEDED = 'Authentication counter exceeded';

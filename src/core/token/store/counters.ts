@@ -1,6 +1,7 @@
 // The token's own counters: the OTP counter, moved by a compare-and-set that accepts an OTP value
 // once however many requests carry it, and the fail counter (the /validate path after every OTP
 // check: each function here is one statement, prepared where it runs on every check).
+import { sql } from 'kysely';
 import { prepared, runTransaction } from '../../../store/index.ts';
 import type { Runtime } from '../../context.ts';
 import { formatMinute } from '../tokeninfo-dates.ts';
@@ -129,4 +130,18 @@ export async function resetFailcount(db: Executor, tokenId: number, newPinHash?:
 /** Sets the fail counters of tokens back to 0 in one UPDATE (reset_all_user_tokens). */
 export async function resetFailcounts(db: Executor, tokenIds: readonly number[]): Promise<void> {
   await db.updateTable('token').set({ failcount: 0 }).where('id', 'in', tokenIds).execute();
+}
+
+/** Sets the fail counter (the Token event handler's `set failcounter`). */
+export async function setFailcount(db: Executor, tokenId: number, value: number): Promise<void> {
+  await db.updateTable('token').set({ failcount: value }).where('id', '=', tokenId).execute();
+}
+
+/** Adds `delta` to the fail counter in one UPDATE, never below 0 (`change failcounter`). */
+export async function changeFailcount(db: Executor, tokenId: number, delta: number): Promise<void> {
+  await db
+    .updateTable('token')
+    .set({ failcount: sql<number>`case when failcount + ${delta} < 0 then 0 else failcount + ${delta} end` })
+    .where('id', '=', tokenId)
+    .execute();
 }

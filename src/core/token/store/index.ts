@@ -7,10 +7,12 @@
 export { insertTokenBatch, type NewToken } from './batch.ts';
 export {
   advanceOtpCounter,
+  changeFailcount,
   consumeOtp,
   incFailcount,
   resetFailcount,
   resetFailcounts,
+  setFailcount,
   setOtpCounter,
 } from './counters.ts';
 export { deleteTokenRows } from './delete.ts';
@@ -23,7 +25,7 @@ export {
   setTokenGroups,
 } from './groups.ts';
 export { addTokenInfo, deleteTokenInfo, setTokenInfo, setTokenInfoRacing } from './info.ts';
-export { bumpInfoCounterBelow, bumpInfoCounters, counterValue } from './info-counters.ts';
+export { addToTokenInfo, bumpInfoCounterBelow, bumpInfoCounters, counterValue } from './info-counters.ts';
 export { findToken, loadRows, requireToken, TOKEN_NOT_FOUND, tokensOfOwner } from './load.ts';
 export { setTokenOwner } from './owners.ts';
 export { loadTokenPage, type TokenPage } from './page.ts';

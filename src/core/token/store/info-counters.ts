@@ -132,3 +132,43 @@ export async function bumpInfoCounterBelow(
   };
   return (await below()) || insertCount(rt, t, key, below);
 }
+
+/**
+ * Adds `delta` to the integer of a tokeninfo entry (its leading integer; none: 0), computed by the
+ * database so that concurrent additions are not lost; a missing entry is inserted as `delta`.
+ * Sealed (`password`) entries are left alone. Runs in the caller's transaction.
+ */
+export async function addToTokenInfo(
+  rt: Runtime,
+  db: Executor,
+  tokenId: number,
+  key: string,
+  delta: number,
+): Promise<void> {
+  const dialect = rt.store.dialect;
+  const value = counted(dialect);
+  // A literal (the caller checked it is a safe integer): a bound number is a REAL to SQLite.
+  const add = sql.lit(Math.trunc(delta));
+  const sum =
+    dialect === 'mysql'
+      ? sql<string>`cast(${value} + ${add} as char)`
+      : dialect === 'postgres'
+        ? sql<string>`(${value} + ${add})::text`
+        : sql<string>`cast(${value} + ${add} as text)`;
+  const done = await db
+    .updateTable('tokeninfo')
+    .set({ value: sum })
+    .where('token_id', '=', tokenId)
+    .where('key', '=', key)
+    .where('type', '!=', 'password')
+    .executeTakeFirst();
+  if (Number(done.numUpdatedRows) > 0) return;
+  const existing = await db
+    .selectFrom('tokeninfo')
+    .select('id')
+    .where('token_id', '=', tokenId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (existing) throw new Error(`The tokeninfo ${key} is sealed and cannot be increased.`);
+  await tokeninfoInsert.run(db, { token_id: tokenId, key, value: String(delta), type: '' });
+}
