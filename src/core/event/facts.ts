@@ -47,6 +47,10 @@ export interface UserFacts {
   realm: string;
   resolver: string;
   email?: string | undefined;
+  /** The user store's id of the user (custom attributes are kept by it). */
+  userid?: string | undefined;
+  /** The user store's `mobile` (UserNotification sendsms). */
+  mobile?: string | undefined;
 }
 
 export interface EventFacts {
@@ -116,7 +120,14 @@ async function loadUser(rt: Runtime, request: EventRequest): Promise<UserFacts |
     caller ?? { role: 'admin', username: '', realm: '', authtype: 'local', client: '' },
   );
   const u = await targetUser(ctx, { user: params.user, realm: params.realm, resolver: params.resolver });
-  return { login: u.login, realm: u.realm, resolver: u.resolver, email: u.info.email };
+  return {
+    login: u.login,
+    realm: u.realm,
+    resolver: u.resolver,
+    email: u.info.email,
+    userid: u.userid,
+    mobile: u.info.mobile,
+  };
 }
 
 /** A token owner with the login its user store knows it by (its user id when it knows it no more). */
@@ -129,6 +140,8 @@ async function ownerFacts(rt: Runtime, owner: NonNullable<TokenFacts['owner']>):
     realm: owner.realm,
     resolver: owner.resolver,
     email: found?.email,
+    userid: owner.userid,
+    mobile: found?.mobile,
   };
 }
 
@@ -156,7 +169,16 @@ export function eventFacts(rt: Runtime, request: EventRequest, result?: EventRes
       const caller = request.caller;
       if (caller?.role !== 'user') return undefined;
       const u = await findUser(rt, caller.username, caller.realm);
-      return u && { login: u.login, realm: u.realm, resolver: u.resolver, email: u.info.email };
+      return (
+        u && {
+          login: u.login,
+          realm: u.realm,
+          resolver: u.resolver,
+          email: u.info.email,
+          userid: u.userid,
+          mobile: u.info.mobile,
+        }
+      );
     }),
   };
 }
