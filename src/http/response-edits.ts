@@ -47,10 +47,10 @@ export function applyResponseEdits(envelope: Json, edits: readonly ResponseEdit[
   }
 }
 
-/** The ResponseBody the event handlers get for a reply, collecting into `edits`. */
-export function responseBody(edits: ResponseEdit[]): ResponseBody {
+/** The ResponseBody the event handlers get for a reply, handing each edit to `add`. */
+export function responseBody(add: (edit: ResponseEdit) => void): ResponseBody {
   return {
-    delete: (path) => edits.push({ op: 'delete', path: [...path] }),
-    set: (path, value) => edits.push({ op: 'set', path: [...path], value }),
+    delete: (path) => add({ op: 'delete', path: [...path] }),
+    set: (path, value) => add({ op: 'set', path: [...path], value }),
   };
 }

@@ -13,7 +13,7 @@ describe('applyResponseEdits', () => {
   it('deletes and sets members in order', () => {
     const env: Record<string, unknown> = envelope();
     const edits: ResponseEdit[] = [];
-    const body = responseBody(edits);
+    const body = responseBody((edit) => edits.push(edit));
     body.delete(['detail', 'message']);
     body.set(['detail', 'site'], 'north');
     body.set(['result', 'value'], false);

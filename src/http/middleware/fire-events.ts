@@ -68,10 +68,16 @@ export function fireEvents(rt: Runtime, event: string): Koa.Middleware {
     }
     let response: ResponseBody | undefined;
     if (isReply(state.reply)) {
-      // A copy: a handler may answer with a reply object it shares between requests.
-      const changes: ResponseEdit[] = [...(state.reply.edits ?? [])];
-      state.reply = { ...state.reply, edits: changes };
-      response = responseBody(changes);
+      const reply = state.reply;
+      let changes: ResponseEdit[] | undefined;
+      response = responseBody((edit) => {
+        // A copy on the first change: a handler may answer with a reply object it shares.
+        if (!changes) {
+          changes = [...(reply.edits ?? [])];
+          state.reply = { ...reply, edits: changes };
+        }
+        changes.push(edit);
+      });
     }
     await fireEvent(rt, request, 'post', resultOf(state.reply), { ...edits, response });
   };
