@@ -40,6 +40,7 @@ function script(name: string, body: string): void {
 script('record.sh', `printf '%s\\n' "$@" > "${outDir}/record"\necho recorded`);
 script('later.sh', `printf '%s\\n' "$@" > "${outDir}/later"`);
 script('fail.sh', 'echo "no luck" >&2\nexit 3');
+script('environment.sh', `env > "${outDir}/environment"`);
 writeFileSync(join(scriptsDir, 'notes.txt'), 'not executable');
 symlinkSync('/bin/true', join(scriptsDir, 'outside.sh'));
 
@@ -123,7 +124,7 @@ describe.each(testDialects())('event handler modules on %s', (dialect) => {
     expect(ok(await s.call('GET', '/event/positions/Script', {}, admin))).toEqual(['post', 'pre']);
     // One action per executable file of the directory: not the text file, not the link leading out.
     const scripts = ok(await s.call('GET', '/event/actions/Script', {}, admin));
-    expect(Object.keys(scripts)).toEqual(['fail.sh', 'later.sh', 'record.sh']);
+    expect(Object.keys(scripts)).toEqual(['environment.sh', 'fail.sh', 'later.sh', 'record.sh']);
     expect(scripts['record.sh'].background).toMatchObject({ required: true, value: ['background', 'wait'] });
     // (The answer's keys are sorted.)
     expect(Object.keys(scripts['record.sh'])).toEqual(
@@ -262,6 +263,30 @@ describe.each(testDialects())('event handler modules on %s', (dialect) => {
         .orderBy('id', 'desc')
         .executeTakeFirstOrThrow();
       expect(request.success).toBe(0);
+    });
+
+    it("aborts a request post, after the endpoint's work, and gives the script only PATH and LANG", async () => {
+      process.env.AUTHSRV_EVENT_TEST_SECRET = 'do-not-pass';
+      try {
+        await save(definition('Script', 'environment.sh', { background: 'wait' }));
+        await save(
+          definition('Script', 'fail.sh', { background: 'wait', raise_error: 'true' }, { ordering: '1' }),
+        );
+        expectServiceError(await enroll('SC6'), 10, /fail.sh failed/);
+      } finally {
+        delete process.env.AUTHSRV_EVENT_TEST_SECRET;
+      }
+      const names = readFileSync(join(outDir, 'environment'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split('=')[0]);
+      expect(names.filter((n) => !['PATH', 'LANG', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(n ?? ''))).toEqual(
+        [],
+      );
+      // Post: the token was enrolled before the script failed.
+      expect(
+        await s.rt.store.db.selectFrom('token').select('serial').where('serial', '=', 'SC6').execute(),
+      ).toEqual([{ serial: 'SC6' }]);
     });
 
     it('fails the run of a script removed since its definition was saved', async () => {
