@@ -33,6 +33,8 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'files.allowed_dirs', kind: 'list', default: ['/etc/authsrv'] },
   { key: 'files.max_bytes', kind: 'int', default: 10_485_760, min: 1024, max: 1_073_741_824 },
   { key: 'sms.scripts_dir', kind: 'string', default: '/etc/authsrv/sms-scripts' },
+  { key: 'event.scripts_dir', kind: 'string', default: '/etc/authsrv/event-scripts' },
+  { key: 'event.notification_dir', kind: 'string', default: '/var/lib/authsrv/notifications' },
   { key: 'audit.max_age', kind: 'duration', default: '' },
   { key: 'audit.max_rows', kind: 'int', default: 0, min: 0, max: Number.MAX_SAFE_INTEGER },
   { key: 'throttle.enabled', kind: 'bool', default: true },
@@ -83,6 +85,11 @@ export interface Config {
   };
   /** SMS gateways (src/core/smsgateway): the only directory whose executables the script provider runs. */
   sms: { scriptsDir: string };
+  /**
+   * Event handlers (src/core/event): the only directory whose executables the Script module runs,
+   * and the one the UserNotification module's savefile writes into.
+   */
+  event: { scriptsDir: string; notificationDir: string };
   audit: { maxAgeSeconds: number; maxRows: number };
   /** Brute-force throttling of /auth and the /validate checks (src/core/throttle/); durations in seconds. */
   throttle: {
@@ -134,6 +141,7 @@ export function toConfig(v: FlatValues, sourceFile: string | undefined): Config 
     },
     files: { allowedDirs: v['files.allowed_dirs'] as string[], maxBytes: n('files.max_bytes') },
     sms: { scriptsDir: s('sms.scripts_dir') },
+    event: { scriptsDir: s('event.scripts_dir'), notificationDir: s('event.notification_dir') },
     audit: { maxAgeSeconds: n('audit.max_age'), maxRows: n('audit.max_rows') },
     throttle: {
       enabled: v['throttle.enabled'] as boolean,

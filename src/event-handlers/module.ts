@@ -2,6 +2,7 @@
 // (what GET /event/actions/<module> shows and what POST /event checks), and the run of one action.
 // A module gets everything from the run core hands it (options, tags, logging, token operations);
 // it never reads the store.
+import { AuthsrvError } from '../errors.ts';
 
 export type EventPosition = 'pre' | 'post';
 
@@ -92,6 +93,63 @@ export interface EventMailer {
   addressOf(who: 'tokenowner' | 'logged_in_user'): Promise<string | undefined>;
 }
 
+/** The server's settings some modules need (configuration file keys of `[event]`). */
+export interface EventSettings {
+  /** event.scripts_dir: the executables the Script module runs. */
+  scriptsDir: string;
+  /** event.notification_dir: where UserNotification's savefile writes. */
+  notificationDir: string;
+}
+
+/** The request's parameters; pre, a change is what the endpoint sees. */
+export interface RequestParameters {
+  get(name: string): string | undefined;
+  set(name: string, value: string): void;
+  delete(name: string): void;
+}
+
+/** A value the ResponseMangler sets in the answer. */
+export type ResponseValue = string | number | boolean;
+
+/**
+ * The JSON answer the client gets (post, successful JSON answers only): members named by their
+ * path of keys from the top (`['detail', 'message']`); the changes apply to the envelope as sent.
+ */
+export interface ResponseBody {
+  delete(path: readonly string[]): void;
+  set(path: readonly string[], value: ResponseValue): void;
+}
+
+/** The users of a request a module may act on. */
+export type EventUser = 'tokenowner' | 'logged_in_user';
+
+/** Custom user attributes, written as the server itself (no admin policy applies). */
+export interface EventUserAttributes {
+  set(who: EventUser, key: string, value: string): Promise<void>;
+  delete(who: EventUser, key: string): Promise<void>;
+}
+
+/** SMS through a stored SMS gateway, and the mobile numbers core knows of the request's users. */
+export interface EventSms {
+  /** Sends; a message not sent throws. */
+  send(gateway: string, phone: string, message: string): Promise<void>;
+  /** The mobile number (user store attribute `mobile`) of the token owner or the logged-in user. */
+  phoneOf(who: EventUser): Promise<string | undefined>;
+}
+
+/** The caller of the request. */
+export interface EventCaller {
+  username: string;
+  realm: string;
+  role: string;
+}
+
+/**
+ * Thrown by a module whose failure must fail the request (Script with raise_error): core writes the
+ * handler's audit row and lets the error answer the request; every other failure is only logged.
+ */
+export class HandlerAbortError extends AuthsrvError {}
+
 /** What core lends a module for one run. */
 export interface EventRun {
   /** The event fired (token_init …). */
@@ -115,12 +173,23 @@ export interface EventRun {
    * `set random pin`).
    */
   addTags(tags: EventTags): void;
+  settings?: EventSettings;
+  /** The request's parameters (RequestMangler). */
+  parameters?: RequestParameters;
+  /** The answer, post and only for a successful JSON answer (ResponseMangler). */
+  response?: ResponseBody | undefined;
+  userAttributes?: EventUserAttributes;
+  sms?: EventSms;
+  /** The authenticated caller; undefined for an unauthenticated request (/validate/check …). */
+  caller?: EventCaller | undefined;
 }
 
 export interface EventHandlerModule {
   readonly name: string;
   readonly positions: readonly EventPosition[];
   readonly actions: ActionSpecs;
+  /** The actions when they depend on the server's settings (Script: the files of its directory). */
+  actionsWith?(settings: EventSettings): ActionSpecs;
   /** Runs one action; true when it did its work. A failure throws. */
   run(action: string, run: EventRun): Promise<boolean>;
   /**

@@ -3,4 +3,12 @@
 // parsed while they do not change (WatchedFile). Every layer that opens such a file uses this
 // folder, which imports nothing of authsrv but src/errors.ts.
 export { type AllowedFile, AllowedFiles, type FileRule, readRegularFile } from './allowed-files.ts';
+export {
+  ConfinedFileError,
+  executableInside,
+  executablesIn,
+  isInside,
+  nameInside,
+  writeFileInside,
+} from './confined.ts';
 export { WatchedFile } from './watched-file.ts';

@@ -6,6 +6,7 @@ import { WORKER_ID } from '../core/worker-id.ts';
 import { pythonJsonDumps, pythonJsonMembers, pythonJsonObject, type Signer } from '../crypto/index.ts';
 import { asAuthsrvError } from '../errors.ts';
 import { API_LEVEL, VERSION } from '../version.ts';
+import { applyResponseEdits, type ResponseEdit } from './response-edits.ts';
 
 export interface Reply {
   value: unknown;
@@ -14,6 +15,8 @@ export interface Reply {
   detail?: Record<string, unknown> | undefined;
   /** Members beside `result` (privacyIDEA's `auth_items` of /validate/check and offlinerefill). */
   members?: Record<string, unknown> | undefined;
+  /** Changes event handlers (ResponseMangler) made to the answer, applied to the envelope. */
+  edits?: ResponseEdit[] | undefined;
 }
 
 export const VERSION_TEXT = `privacyIDEA ${API_LEVEL} (authsrv ${VERSION})`;
@@ -33,6 +36,7 @@ export function successEnvelope(reply: Reply, now: Date): Record<string, unknown
   };
   if (reply.detail && Object.keys(reply.detail).length > 0)
     env.detail = { ...reply.detail, threadid: WORKER_ID };
+  if (reply.edits) applyResponseEdits(env, reply.edits);
   return env;
 }
 

@@ -227,8 +227,12 @@ describe.each(testDialects())('event handling on %s', (dialect) => {
     expect(ok(await s.call('GET', '/event/handlermodules', {}, admin))).toEqual([
       'UserNotification',
       'Token',
+      'Script',
       'Counter',
+      'RequestMangler',
+      'ResponseMangler',
       'Logging',
+      'CustomUserAttributes',
       'WebHook',
     ]);
     expect(ok(await s.call('GET', '/event/positions/WebHook', {}, admin))).toEqual(['post', 'pre']);

@@ -17,6 +17,7 @@ import { ParameterError } from '../../errors.ts';
 import {
   assignments,
   cellText,
+  configFrom,
   printFields,
   printJson,
   printTable,
@@ -146,7 +147,7 @@ function modulesCommand(): Command {
     .argument('[module]')
     .description("list the handler modules, or one module's positions, actions and conditions")
     .option('--json', 'print JSON')
-    .action((module: string | undefined, o: { json?: boolean }) => {
+    .action((module: string | undefined, o: { json?: boolean }, cmd: Command) => {
       if (!module) {
         if (o.json) return printJson(handlerModules());
         for (const m of handlerModules()) console.log(m);
@@ -154,7 +155,7 @@ function modulesCommand(): Command {
       }
       const about = {
         positions: handlerPositions(module),
-        actions: handlerActions(module),
+        actions: handlerActions(module, configFrom(cmd)),
         conditions: handlerConditions(module),
       };
       if (o.json) return printJson(about);

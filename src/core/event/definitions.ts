@@ -5,8 +5,10 @@
 import type { Selectable, Transaction } from 'kysely';
 import { ParameterError, ResourceNotFoundError } from '../../errors.ts';
 import {
+  actionsOf,
   type EventHandlerModule,
   type EventPosition,
+  type EventSettings,
   eventHandlerModule,
 } from '../../event-handlers/index.ts';
 import { type Database, runTransaction } from '../../store/index.ts';
@@ -96,8 +98,13 @@ function parsePosition(module: EventHandlerModule, position: string | undefined)
 }
 
 /** The options of an action: required ones present, unknown ones refused. */
-function checkOptions(module: EventHandlerModule, action: string, options: Record<string, string>): void {
-  const specs = module.actions[action];
+function checkOptions(
+  module: EventHandlerModule,
+  action: string,
+  options: Record<string, string>,
+  settings: EventSettings,
+): void {
+  const specs = actionsOf(module, settings)[action];
   if (!specs) throw new ParameterError(`The handler module ${module.name} has no action ${action}.`);
   for (const [name, spec] of Object.entries(specs)) {
     if (spec.required && (options[name] ?? '') === '') {
@@ -186,7 +193,7 @@ export async function saveEventDefinition(ctx: Context, input: EventDefinitionIn
   checkLength('name', name, LIMITS.name);
   const module = knownModule(input.handlermodule);
   const position = parsePosition(module, input.position);
-  checkOptions(module, input.action, input.options);
+  checkOptions(module, input.action, input.options, ctx.config.event);
   const conditions = parseConditions(input.conditions);
   const ordering = input.ordering ?? 0;
   if (!Number.isSafeInteger(ordering) || Math.abs(ordering) > 2 ** 31 - 1) {

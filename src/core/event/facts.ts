@@ -56,6 +56,8 @@ export interface UserFacts {
   email?: string | undefined;
   /** False for a token owner its user store no longer knows (or cannot be asked about). */
   known?: boolean | undefined;
+  /** The user store's `mobile` (UserNotification sendsms). */
+  mobile?: string | undefined;
 }
 
 /** The challenge of the request's transaction_id. */
@@ -151,7 +153,14 @@ async function loadUser(rt: Runtime, request: EventRequest): Promise<UserFacts |
     caller ?? { role: 'admin', username: '', realm: '', authtype: 'local', client: '' },
   );
   const u = await targetUser(ctx, { user: params.user, realm: params.realm, resolver: params.resolver });
-  return { login: u.login, realm: u.realm, resolver: u.resolver, userid: u.userid, email: u.info.email };
+  return {
+    login: u.login,
+    realm: u.realm,
+    resolver: u.resolver,
+    email: u.info.email,
+    userid: u.userid,
+    mobile: u.info.mobile,
+  };
 }
 
 /** A token owner with the login its user store knows it by (its user id when it knows it no more). */
@@ -166,6 +175,7 @@ async function ownerFacts(rt: Runtime, owner: NonNullable<TokenFacts['owner']>):
     userid: owner.userid,
     email: found?.email,
     known: found !== undefined,
+    mobile: found?.mobile,
   };
 }
 
@@ -214,7 +224,16 @@ export function eventFacts(rt: Runtime, request: EventRequest, result?: EventRes
       const caller = request.caller;
       if (caller?.role !== 'user') return undefined;
       const u = await findUser(rt, caller.username, caller.realm);
-      return u && { login: u.login, realm: u.realm, resolver: u.resolver, email: u.info.email };
+      return (
+        u && {
+          login: u.login,
+          realm: u.realm,
+          resolver: u.resolver,
+          email: u.info.email,
+          userid: u.userid,
+          mobile: u.info.mobile,
+        }
+      );
     }),
     userTokenCount: once(async () => {
       const u = (await requestUser()) ?? (await owner());

@@ -2,6 +2,11 @@
 // (definitions.ts), the conditions they check (conditions.ts), what a request tells about itself
 // (facts.ts) and the firing around each endpoint that names an event (fire.ts).
 
+export type {
+  RequestParameters,
+  ResponseBody,
+  ResponseValue,
+} from '../../event-handlers/index.ts';
 export { eventCounterValues } from './counters.ts';
 export {
   deleteEventDefinition,
@@ -12,5 +17,5 @@ export {
   setEventDefinitionActive,
 } from './definitions.ts';
 export type { EventRequest, EventResult } from './facts.ts';
-export { fireEvent } from './fire.ts';
+export { type EventEdits, fireEvent } from './fire.ts';
 export { handlerActions, handlerConditions, handlerModules, handlerPositions } from './modules.ts';

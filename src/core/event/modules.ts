@@ -1,7 +1,10 @@
 // What GET /event/handlermodules, /positions, /actions and /conditions show of the modules.
+
+import type { Config } from '../../config/index.ts';
 import { ParameterError } from '../../errors.ts';
 import {
   type ActionSpecs,
+  actionsOf,
   type EventPosition,
   eventHandlerModule,
   eventHandlerModuleNames,
@@ -22,8 +25,9 @@ export function handlerPositions(name: string): readonly EventPosition[] {
   return known(name).positions;
 }
 
-export function handlerActions(name: string): ActionSpecs {
-  return known(name).actions;
+/** The actions of a module under the configuration (Script: one per executable of event.scripts_dir). */
+export function handlerActions(name: string, config: Pick<Config, 'event'>): ActionSpecs {
+  return actionsOf(known(name), config.event);
 }
 
 /** Every module knows the same conditions (privacyIDEA's common base). */

@@ -115,13 +115,8 @@ function maySet(rights: AttributeRights, key: string, value: string): boolean {
   });
 }
 
-export async function setUserAttribute(
-  ctx: Context,
-  user: ResolvedUser,
-  key: string,
-  value: string,
-  type: string | undefined,
-): Promise<number> {
+/** The key and value of an attribute a client or an event handler sets, checked. */
+function checkAttribute(key: string, value: string, type: string | undefined): void {
   checkLength('key', key, LIMITS.name);
   if (!ATTRIBUTE_KEY.test(key)) throw new ParameterError(`Invalid attribute name '${key}'`);
   if (INTERNAL_PREFIXES.some((p) => key.startsWith(p))) {
@@ -129,9 +124,19 @@ export async function setUserAttribute(
   }
   if (value.length > 10_000) throw new ParameterError('The attribute value is longer than 10000 characters');
   checkLength('type', type, LIMITS.attributeType);
-  if (!maySet(await editableAttributes(ctx, user), key, value))
-    throw new PolicyError(`You are not allowed to set the custom user attribute ${key}!`);
-  return runTransaction(ctx.store, async (trx) => {
+}
+
+/** The user whose attributes are written: the row's columns. */
+export type AttributeOwner = Pick<ResolvedUser, 'userid' | 'resolver' | 'realm'>;
+
+async function writeAttribute(
+  rt: Runtime,
+  user: AttributeOwner,
+  key: string,
+  value: string,
+  type: string | undefined,
+): Promise<number> {
+  return runTransaction(rt.store, async (trx) => {
     const where = trx
       .selectFrom('user_attribute')
       .select('id')
@@ -161,6 +166,50 @@ export async function setUserAttribute(
       .execute();
     return (await where.executeTakeFirstOrThrow()).id;
   });
+}
+
+async function removeAttribute(rt: Runtime, user: AttributeOwner, key: string): Promise<number> {
+  const r = await rt.store.db
+    .deleteFrom('user_attribute')
+    .where('resolver', '=', user.resolver)
+    .where('userid', '=', user.userid)
+    .where('realm', '=', user.realm)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+export async function setUserAttribute(
+  ctx: Context,
+  user: ResolvedUser,
+  key: string,
+  value: string,
+  type: string | undefined,
+): Promise<number> {
+  checkAttribute(key, value, type);
+  if (!maySet(await editableAttributes(ctx, user), key, value))
+    throw new PolicyError(`You are not allowed to set the custom user attribute ${key}!`);
+  return writeAttribute(ctx, user, key, value, type);
+}
+
+/**
+ * Sets an attribute as the server itself, no policy asked (the event handler module
+ * CustomUserAttributes: its definition was authorised when it was saved); the key is checked as
+ * for a client.
+ */
+export async function setUserAttributeAsServer(
+  rt: Runtime,
+  user: AttributeOwner,
+  key: string,
+  value: string,
+): Promise<void> {
+  checkAttribute(key, value, undefined);
+  await writeAttribute(rt, user, key, value, undefined);
+}
+
+/** Deletes an attribute as the server itself, no policy asked; the number of rows deleted. */
+export function deleteUserAttributeAsServer(rt: Runtime, user: AttributeOwner, key: string): Promise<number> {
+  return removeAttribute(rt, user, key);
 }
 
 export async function getUserAttributes(
@@ -195,12 +244,5 @@ export async function deleteUserAttribute(
   if (!rights.delete.includes('*') && !rights.delete.includes(key)) {
     throw new PolicyError(`You are not allowed to delete the custom user attribute ${key}!`);
   }
-  const r = await ctx.store.db
-    .deleteFrom('user_attribute')
-    .where('resolver', '=', user.resolver)
-    .where('userid', '=', user.userid)
-    .where('realm', '=', user.realm)
-    .where('key', '=', key)
-    .executeTakeFirst();
-  return Number(r.numDeletedRows);
+  return removeAttribute(ctx, user, key);
 }

@@ -3,10 +3,13 @@
 
 export type { UserChanges } from '../../resolvers/index.ts';
 export {
+  type AttributeOwner,
   deleteUserAttribute,
+  deleteUserAttributeAsServer,
   editableAttributes,
   getUserAttributes,
   setUserAttribute,
+  setUserAttributeAsServer,
 } from './attributes.ts';
 export {
   createUser,

@@ -6,9 +6,8 @@
 // link leading out of it. The script gets only PATH and LANG of the server's environment (the
 // server's own variables may hold database credentials) and is killed after TIMEOUT.
 import { spawn } from 'node:child_process';
-import { realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, sep } from 'node:path';
-import { ParameterError } from '../../errors.ts';
+import { sep } from 'node:path';
+import { ConfinedFileError, executableInside, nameInside } from '../../files/index.ts';
 import {
   checkMangling,
   manglePhone,
@@ -38,41 +37,21 @@ const parameters = {
   TIMEOUT: timeoutParameter(DEFAULT_TIMEOUT_SECONDS),
 } as const;
 
-/** Refuses a script name that could leave the directory, before any file is looked at. */
-function checkName(script: string | undefined): string {
-  const name = script ?? '';
-  if (name === '' || name.includes('\u0000') || isAbsolute(name) || name.split(/[\\/]/).includes('..')) {
-    throw new ParameterError(
-      `script: '${name}' must name a file inside the script directory (sms.scripts_dir), without '..' or an absolute path`,
-    );
-  }
-  return name;
-}
-
-const within = (path: string, dir: string) => path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
+const PLACE = 'the script directory (sms.scripts_dir)';
 
 /** The real path of the script, checked: inside the directory after links, a regular executable file. */
 function scriptPath(script: string | undefined, scriptsDir: string): string {
-  const name = checkName(script);
-  let dir: string;
-  let real: string;
+  const name = nameInside(script, 'script', PLACE);
   try {
-    dir = realpathSync(scriptsDir);
-    real = realpathSync(join(dir, name));
+    return executableInside(scriptsDir, name, 'the script');
   } catch (e) {
-    throw new SmsSendError(
-      `the script ${name} does not exist in ${scriptsDir} (${(e as NodeJS.ErrnoException).code})`,
-    );
+    if (e instanceof ConfinedFileError) throw new SmsSendError(e.message);
+    throw e;
   }
-  if (!within(real, dir)) throw new SmsSendError(`the script ${name} leads out of ${scriptsDir}`);
-  const stats = statSync(real);
-  if (!stats.isFile()) throw new SmsSendError(`the script ${name} is not a regular file`);
-  if ((stats.mode & 0o111) === 0) throw new SmsSendError(`the script ${name} is not executable`);
-  return real;
 }
 
 function check(settings: GatewaySettings): void {
-  checkName(settings.options.script);
+  nameInside(settings.options.script, 'script', PLACE);
   checkMangling(settings.options.REGEXP);
   timeoutMs(settings.options.TIMEOUT, DEFAULT_TIMEOUT_SECONDS);
 }

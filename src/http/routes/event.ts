@@ -21,7 +21,9 @@ export function eventRoutes(r: RouteTable): void {
   r.add('get', '/event/available', READ, () => ({ value: availableEvents() }));
   r.add('get', '/event/handlermodules', READ, () => ({ value: handlerModules() }));
   r.add('get', '/event/positions/:handlermodule', READ, about(handlerPositions));
-  r.add('get', '/event/actions/:handlermodule', READ, about(handlerActions));
+  r.add('get', '/event/actions/:handlermodule', READ, ({ rt, params }) => ({
+    value: handlerActions(params.required('handlermodule'), rt.config),
+  }));
   r.add('get', '/event/conditions/:handlermodule', READ, about(handlerConditions));
   r.add('get', ['/event/', '/event/:eventid'], READ, list);
   r.add('post', '/event', WRITE, save);

@@ -1,5 +1,7 @@
 // `authsrv event list|show|set|enable|disable|delete|modules`: the services and error messages of
 // /event/, --json, a replacing update, and an audit row for every change.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
 import { CLI_USER, type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
@@ -119,8 +121,12 @@ describe.each(cliDialects())('authsrv event on %s', (dialect) => {
     expect(await json(['event', 'modules'])).toEqual([
       'UserNotification',
       'Token',
+      'Script',
       'Counter',
+      'RequestMangler',
+      'ResponseMangler',
       'Logging',
+      'CustomUserAttributes',
       'WebHook',
     ]);
     const counter = await json(['event', 'modules', 'Counter']);
@@ -130,5 +136,17 @@ describe.each(cliDialects())('authsrv event on %s', (dialect) => {
     expect((await c.run(['event', 'modules', 'WebHook'])).stdout).toMatch(
       /Action post_webhook: URL\*, content_type\*/,
     );
+  });
+
+  it("lists the Script module's actions from the configured scripts directory", async () => {
+    const scripts = join(c.dataDir, 'event-scripts');
+    mkdirSync(scripts);
+    writeFileSync(join(scripts, 'notify.sh'), '#!/bin/sh\n', { mode: 0o755 });
+    writeFileSync(join(scripts, 'readme.txt'), 'no action');
+    const config = join(c.dataDir, 'authsrv.toml');
+    writeFileSync(config, `[event]\nscripts_dir = ${JSON.stringify(scripts)}\n`);
+    const script = await json(['--config', config, 'event', 'modules', 'Script']);
+    expect(Object.keys(script.actions)).toEqual(['notify.sh']);
+    expect(script.actions['notify.sh'].background.required).toBe(true);
   });
 });
