@@ -3,17 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import type { EventRun } from '../../src/event-handlers/module.ts';
 import { formatGroups, requestManglerModule } from '../../src/event-handlers/request-mangler.ts';
+import { eventRun } from '../helpers/event-run.ts';
 
 function runWith(params: Record<string, string>, options: Record<string, string>): EventRun {
-  return {
-    event: 'validate_check',
+  return eventRun({
     position: 'pre',
     options,
-    tags: {},
-    log: () => undefined,
-    token: undefined,
-    counters: { change: async () => 0, reset: async () => undefined },
-    mailer: { send: async () => undefined, addressOf: async () => undefined },
     parameters: {
       get: (name) => params[name],
       set: (name, value) => {
@@ -23,7 +18,7 @@ function runWith(params: Record<string, string>, options: Record<string, string>
         delete params[name];
       },
     },
-  };
+  });
 }
 
 describe('RequestMangler', () => {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventRun, ResponseValue } from '../../src/event-handlers/module.ts';
 import { pointerPath, responseManglerModule, typedValue } from '../../src/event-handlers/response-mangler.ts';
+import { eventRun } from '../helpers/event-run.ts';
 
 describe('ResponseMangler', () => {
   it('reads JSON pointers of 1 to 3 levels', () => {
@@ -24,20 +25,14 @@ describe('ResponseMangler', () => {
 
   it('asks the answer for the edits, and fails without an answer', async () => {
     const edits: [string, readonly string[], ResponseValue?][] = [];
-    const run: EventRun = {
-      event: 'validate_check',
+    const run: EventRun = eventRun({
       position: 'post',
       options: { 'JSON pointer': '/detail/count', type: 'integer', value: '5' },
-      tags: {},
-      log: () => undefined,
-      token: undefined,
-      counters: { change: async () => 0, reset: async () => undefined },
-      mailer: { send: async () => undefined, addressOf: async () => undefined },
       response: {
         delete: (path) => edits.push(['delete', path]),
         set: (path, value) => edits.push(['set', path, value]),
       },
-    };
+    });
     await responseManglerModule.run('set', run);
     await responseManglerModule.run('delete', run);
     expect(edits).toEqual([
