@@ -17,6 +17,7 @@ import { routeTable } from './route.ts';
 import {
   auditRoutes,
   authRoutes,
+  caconnectorRoutes,
   clientRoutes,
   eventRoutes,
   healthRoutes,
@@ -56,6 +57,7 @@ export function apiRouter(rt: Runtime): Router {
     serviceidRoutes,
     smsgatewayRoutes,
     radiusserverRoutes,
+    caconnectorRoutes,
     periodictaskRoutes,
     machineresolverRoutes,
     machineRoutes,

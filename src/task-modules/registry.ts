@@ -3,10 +3,11 @@
 import { ParameterError } from '../errors.ts';
 import { auditRotation } from './audit-rotation.ts';
 import { challengeCleanup } from './challenge-cleanup.ts';
+import { crlRefresh } from './crl-refresh.ts';
 import { inactiveTokenSweep } from './inactive-token-sweep.ts';
 import type { TaskModule } from './task-module.ts';
 
-const MODULES: readonly TaskModule[] = [challengeCleanup, auditRotation, inactiveTokenSweep];
+const MODULES: readonly TaskModule[] = [challengeCleanup, auditRotation, inactiveTokenSweep, crlRefresh];
 
 export function taskModuleNames(): string[] {
   return MODULES.map((m) => m.name);
