@@ -11,6 +11,8 @@ import {
   type KeyObject,
   type webcrypto,
 } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { ParameterError } from '../errors.ts';
 import type {
@@ -145,6 +147,18 @@ function templateFor(
   return DEFAULT_TEMPLATE;
 }
 
+/** The CRL file must be allowed and its directory must exist, so that a revocation can write it. */
+function checkCrlPath(path: string, files: CaFiles): void {
+  files.checkSetting(path, 'CRL');
+  let isDir = false;
+  try {
+    isDir = statSync(dirname(path)).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new ParameterError(`CRL: the directory ${dirname(path)} does not exist`);
+}
+
 /** A local CA's configuration, opened. */
 interface LocalCa {
   caCert: x509.X509Certificate;
@@ -274,7 +288,7 @@ async function openLocal(config: Readonly<Record<string, string>>, files: CaFile
     crlValidity: days(config, 'CRL_Validity_Period', DEFAULT_CRL_VALIDITY_DAYS),
   };
   const overlapDays = days(config, 'CRL_Overlap_Period', DEFAULT_CRL_OVERLAP_DAYS);
-  if (config.CRL) files.checkSetting(config.CRL, 'CRL');
+  if (config.CRL) checkCrlPath(config.CRL, files);
   return {
     templates: ca.templates,
     caCertificate: caCert.toString('pem'),

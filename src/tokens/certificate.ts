@@ -4,6 +4,7 @@
 // authenticates; revoking it revokes the certificate and writes the CA's CRL again.
 import { ParameterError } from '../errors.ts';
 import { isTrue } from '../is-true.ts';
+import { strAction } from '../policy/index.ts';
 import { randomOf } from './random.ts';
 import {
   type CertificateAuthorities,
@@ -36,13 +37,28 @@ export class CertificateType extends TokenType {
   readonly prefix = 'CRT';
   readonly description = 'Certificate: Enroll an x509 Certificate Token.';
   override readonly challengeCapable = false;
+  override readonly policyActions = {
+    enrollment: {
+      certificate_ca_connector: strAction(
+        'The CA connector that issues the certificates (wins over the request).',
+        'token',
+      ),
+      certificate_template: strAction('The certificate template to use (wins over the request).', 'token'),
+    },
+  };
+  override readonly enrollmentActions = ['certificate_ca_connector', 'certificate_template'];
 
+  /**
+   * The enrollment policies certificate_ca_connector and certificate_template win over the
+   * request's `ca` and `template`, as privacyIDEA's pre-policies overwrite the parameters: so a
+   * site decides which CA and template its users' requests go to.
+   */
   async enroll(req: EnrollRequest): Promise<Enrollment> {
     const p = req.params;
-    const ca = p.ca?.trim();
+    const ca = (req.policy?.('certificate_ca_connector') ?? p.ca)?.trim();
     if (!ca) throw ParameterError.missing('ca');
     if (!req.ca) throw new ParameterError('No CA connectors are available');
-    const template = p.template?.trim() || undefined;
+    const template = (req.policy?.('certificate_template') ?? p.template)?.trim() || undefined;
     const genkey = isTrue(p.genkey);
     const csr = p.request?.trim();
     if (genkey && csr) throw new ParameterError("Give either 'request' or 'genkey', not both");

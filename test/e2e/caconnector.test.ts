@@ -13,6 +13,7 @@ import type { Context } from '../../src/core/context.ts';
 import { setPolicy } from '../../src/core/policy/index.ts';
 import { taskModule } from '../../src/task-modules/registry.ts';
 import { testDialects } from '../helpers/dialects.ts';
+import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';
 import {
   crlText,
@@ -32,7 +33,11 @@ describe.each(testDialects())('CA connectors on %s', (dialect) => {
   let admin: string;
   let ca: TestCa;
 
-  useTokenServer(dialect, { reset: ['policies', 'audit', 'tokens'] }, (t) => ({ s, op, admin } = t));
+  useTokenServer(
+    dialect,
+    { realms: { realm1: [pwUser('alice', 1001)] }, reset: ['policies', 'audit', 'tokens'] },
+    (t) => ({ s, op, admin } = t),
+  );
   beforeAll(() => {
     ca = makeTestCa(s.dataDir);
   });
@@ -179,6 +184,8 @@ describe.each(testDialects())('CA connectors on %s', (dialect) => {
       [local({ CRL_Validity_Period: 'x' }), /CRL_Validity_Period must be a whole number of days/],
       [local({ colour: 'blue' }), /Unknown option 'colour' of CA type local/],
       [local({ password: '__CENSORED__' }), /password is __CENSORED__ but no password is stored/],
+      [local({ CRL: join(ca.dir, 'nodir', 'crl.pem') }), /CRL: the directory .*nodir does not exist/],
+      [local({ CRL: '/etc/crl.pem' }), /CRL: \/etc\/crl\.pem is not in a directory allowed/],
     ];
     for (const [params, message] of cases) {
       const r = await define('bad', params);
@@ -304,6 +311,37 @@ describe.each(testDialects())('CA connectors on %s', (dialect) => {
       /either 'request' or 'genkey'/,
     );
     expect(await s.rt.store.db.selectFrom('token').select('serial').execute()).toEqual([]);
+  });
+
+  it('the enrollment policies certificate_ca_connector and certificate_template win over the request; a generated key is for the owner', async () => {
+    ok(await define('ca1', local()));
+    await setPolicy(op, 'enr', {
+      scope: 'enrollment',
+      action: 'certificate_ca_connector=ca1, certificate_template=vpn',
+    });
+    const r = await s.call(
+      'POST',
+      '/token/init',
+      {
+        type: 'certificate',
+        ca: 'other',
+        template: 'webserver',
+        genkey: '1',
+        user: 'alice',
+        realm: 'realm1',
+      },
+      admin,
+    );
+    expect(ok(r)).toBe(true);
+    const text = x509Text(r.json.detail.certificate);
+    expect(text).toMatch(/Subject: CN\s?=\s?alice\n/);
+    expect(text).toContain('TLS Web Client Authentication');
+    expect(text).not.toContain('TLS Web Server Authentication');
+    const info = ok(await s.call('GET', '/token/', { serial: r.json.detail.serial }, admin)).tokens[0].info;
+    expect([info.CA, info.template]).toEqual(['ca1', 'vpn']);
+    // A certificate token never authenticates.
+    const check = await s.call('POST', '/validate/check', { serial: r.json.detail.serial, pass: '' });
+    expect(check.json.result.value).toBe(false);
   });
 
   it('CRLRefresh writes a CRL that is missing or due, and leaves a fresh one', async () => {

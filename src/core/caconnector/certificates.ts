@@ -2,7 +2,7 @@
 // CSR or for a key generated here (returned as a password-protected PKCS#12 and never stored),
 // revoke a certificate and write the connector's CRL again, and the periodic refresh of CRLs
 // whose next update is within the overlap period.
-import { renameSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { caType, crlNextUpdate, type OpenedCa, toPkcs12 } from '../../ca-types/index.ts';
 import { ParameterError } from '../../errors.ts';
 import type { CertificateAuthorities } from '../../tokens/index.ts';
@@ -37,11 +37,12 @@ async function writeCrl(rt: Runtime, c: CaConnector, ca: OpenedCa): Promise<Date
   );
   rt.files.checkSetting(ca.crlPath, 'CRL');
   // Written whole beside the file and renamed over it: a reader never sees half a CRL.
-  const temporary = `${ca.crlPath}.${process.pid}.tmp`;
+  const temporary = `${ca.crlPath}.${process.pid}.${rt.random.bytes(6).toString('hex')}.tmp`;
   try {
     writeFileSync(temporary, crl.pem, { mode: 0o644 });
     renameSync(temporary, ca.crlPath);
   } catch (e) {
+    rmSync(temporary, { force: true });
     throw new ParameterError(
       `CRL: ${ca.crlPath} can not be written (${(e as NodeJS.ErrnoException).code ?? e})`,
     );
@@ -80,17 +81,24 @@ export function certificateAuthoritiesOf(rt: Runtime): CertificateAuthorities {
         rt.log.warn({ ca: name, serial }, 'certificate of a CA connector that no longer exists not revoked');
         return;
       }
-      const known = await rt.store.db
-        .selectFrom('carevoked')
-        .select('id')
-        .where('caconnector_id', '=', c.id)
-        .where('serial', '=', serial)
-        .executeTakeFirst();
-      if (!known)
-        await rt.store.db
-          .insertInto('carevoked')
-          .values({ caconnector_id: c.id, serial, revoked_at: rt.clock().toISOString() })
-          .execute();
+      const known = () =>
+        rt.store.db
+          .selectFrom('carevoked')
+          .select('id')
+          .where('caconnector_id', '=', c.id)
+          .where('serial', '=', serial)
+          .executeTakeFirst();
+      if (!(await known())) {
+        try {
+          await rt.store.db
+            .insertInto('carevoked')
+            .values({ caconnector_id: c.id, serial, revoked_at: rt.clock().toISOString() })
+            .execute();
+        } catch (e) {
+          // A concurrent revocation of the same certificate inserted it first: the unique key holds.
+          if (!(await known())) throw e;
+        }
+      }
       await writeCrl(rt, c, await opened(rt, c));
     },
   };
