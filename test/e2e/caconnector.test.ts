@@ -6,7 +6,7 @@
 // storing nothing; certificate tokens from a CSR and with a generated key, checked with
 // `openssl verify`, `x509 -text` and `pkcs12 -info`; revocation into the CRL (`openssl crl`); the
 // CRLRefresh task; the rights and one audit row per request.
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
@@ -44,7 +44,7 @@ describe.each(testDialects())('CA connectors on %s', (dialect) => {
   afterEach(async () => {
     for (const table of ['caconnectorconfig', 'carevoked', 'caconnector'] as const)
       await s.rt.store.db.deleteFrom(table).execute();
-    rmSync(ca.crl, { force: true });
+    rmSync(ca.crl, { force: true, recursive: true });
   });
 
   const define = (name: string, params: Record<string, string>) =>
@@ -342,6 +342,31 @@ describe.each(testDialects())('CA connectors on %s', (dialect) => {
     // A certificate token never authenticates.
     const check = await s.call('POST', '/validate/check', { serial: r.json.detail.serial, pass: '' });
     expect(check.json.result.value).toBe(false);
+  });
+
+  it('revokes a token whose connector is gone, and reports a CRL that can not be written', async () => {
+    ok(await define('ca1', local()));
+    const csr = makeCsr(ca.dir, '/CN=gone.example.org', 'gone');
+    const init = (serial: string) =>
+      s.call('POST', '/token/init', { type: 'certificate', ca: 'ca1', request: csr, serial }, admin);
+    ok(await init('CRTGONE'));
+    ok(await init('CRTFAIL'));
+    // The CRL path turns into a directory: writing it fails with a clear error, not a 500.
+    mkdirSync(ca.crl);
+    const r = await s.call('POST', '/token/revoke', { serial: 'CRTFAIL' }, admin);
+    expect(r.status).toBe(200);
+    expectServiceError(r, 905, /CRL: .*crl\.pem is not a regular file/);
+    rmSync(ca.crl, { recursive: true });
+    expect(readdirSync(ca.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    // The token is revoked and its revocation recorded: the next CRL written lists it.
+    expect(ok(await s.call('GET', '/token/', { serial: 'CRTFAIL' }, admin)).tokens[0].revoked).toBe(true);
+    expect(await taskModule('CRLRefresh').run(s.rt, {})).toEqual({ refreshed: 1, failed: 0 });
+    expect(crlText(ca)).toMatch(/Revoked Certificates:\n\s+Serial Number: [0-9A-F]+\n/);
+    // The connector deleted, revoking its token still revokes the token.
+    ok(await s.call('DELETE', '/caconnector/ca1', {}, admin));
+    expect(ok(await s.call('POST', '/token/revoke', { serial: 'CRTGONE' }, admin))).toBe(1);
+    const tokens = ok(await s.call('GET', '/token/', { serial: 'CRTGONE' }, admin)).tokens;
+    expect(tokens[0].revoked).toBe(true);
   });
 
   it('CRLRefresh writes a CRL that is missing or due, and leaves a fresh one', async () => {
