@@ -12,6 +12,7 @@ import { databaseFiles, defaultDatabaseUrl, migrate, openDatabase } from '../sto
 import { recordCliAction } from './audit/index.ts';
 import type { Context, Random, Runtime } from './context.ts';
 import { checkEncryptionKey } from './key-check.ts';
+import { openMetrics } from './metrics/index.ts';
 import { WORKER_ID } from './worker-id.ts';
 
 export interface OpenOptions {
@@ -58,6 +59,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
       random: options.random ?? cryptoRandom,
       node: config.nodeName,
       files: allowedFiles(config, dataDir, databaseUrl),
+      metrics: await openMetrics(config, log),
     };
     if (options.migrate !== false) {
       // A node whose key does not open this database is refused before it is recorded as a node.
@@ -114,6 +116,7 @@ function allowedFiles(config: Config, dataDir: string, databaseUrl: string): All
     ...databaseFiles(databaseUrl, dataDir),
     config.sourceFile,
     config.security.keyPasswordFile,
+    config.metrics.tokenFile,
     config.http.tlsKey,
   ];
   return new AllowedFiles({
