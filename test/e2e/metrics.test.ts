@@ -2,12 +2,22 @@
 // bearer token on the API's port, or on a listener of its own; the exposition text parsed line by
 // line, so that a broken format fails here, and the counts of real logins (accept, reject, a
 // challenge, a lockout) read from it; with http.workers = 2 the primary's listener sums the workers.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMetricsListener } from '../../src/http/metrics.ts';
-import { type Answer, type Cli, CREATED, callNode, launch, stop } from '../helpers/authsrv-process.ts';
+import {
+  type Answer,
+  BIN,
+  type Cli,
+  CREATED,
+  callNode,
+  cleanEnv,
+  launch,
+  stop,
+} from '../helpers/authsrv-process.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -340,6 +350,26 @@ describe('authsrv serve with metrics.enabled', () => {
     writeFileSync(join(home, 'token'), `${TOKEN}\n`, { mode: 0o600 });
   });
   afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it('refuses to start with a missing token file, naming it; other commands do not read it', async () => {
+    const env = {
+      AUTHSRV_DATA_DIR: join(home, 'data'),
+      AUTHSRV_HTTP_PORT: '0',
+      AUTHSRV_METRICS_ENABLED: 'true',
+      AUTHSRV_METRICS_TOKEN_FILE: join(home, 'missing-token'),
+    };
+    const serve = launch(['serve'], env, home);
+    expect((await serve.exited).code).not.toBe(0);
+    expect(serve.output().stderr).toContain('metrics.token_file');
+    expect(serve.output().stderr).toContain(join(home, 'missing-token'));
+    const status = spawnSync(process.execPath, [BIN, 'status'], {
+      cwd: home,
+      env: cleanEnv(env),
+      encoding: 'utf8',
+    });
+    expect(status.stderr).toBe('');
+    expect(status.status).toBe(0);
+  });
 
   it('refuses to start with http.workers = 2 without metrics.listen, naming the key', async () => {
     const cli = launch(

@@ -62,7 +62,7 @@ export function serveCommand(): Command {
 /** The one-time start-up work: migrations and key check (in openRuntime), the first administrator. */
 async function openPrimary(config: Config, workers: number): Promise<Runtime> {
   refuseMetricsOnSharedPort(config, workers);
-  const rt = await openRuntime(config);
+  const rt = await openRuntime(config, { metrics: true });
   try {
     refuseLockedKeyForWorkers(rt, workers);
     const password = await ensureInitialAdmin(withCaller(rt, localOperator()));
@@ -132,7 +132,7 @@ async function runSingle(config: Config): Promise<void> {
 async function runWorker(config: Config): Promise<void> {
   try {
     const { closeServing, startServer } = await import('../../http/server.ts');
-    const rt = await openRuntime(config, { migrate: false });
+    const rt = await openRuntime(config, { migrate: false, metrics: true });
     const server = await startServer(rt).catch(async (e) => {
       await rt.store.close();
       throw e;
