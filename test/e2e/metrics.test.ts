@@ -247,13 +247,15 @@ describe.each(testDialects())('GET /metrics on %s', (dialect) => {
       for (let i = 0; i < 3; i++) expect(await check('MET2', 'pin2000000')).toBe(false);
       const unknown = await s.call('POST', '/validate/check', { serial: 'NOSUCH', pass: 'x' });
       expect(unknown.json.result.status).toBe(false); // an error answer
+      const malformed = await s.call('POST', '/validate/check', { pass: 'x' });
+      expect(malformed.json.result.status).toBe(false); // neither user nor serial: an error answer too
 
       const e = await scrape();
       expect(sampleValue(e, 'authsrv_logins_total', { result: 'accept', token_type: 'hotp' })).toBe(1);
       expect(sampleValue(e, 'authsrv_logins_total', { result: 'reject', token_type: 'hotp' })).toBe(4);
       expect(sampleValue(e, 'authsrv_logins_total', { result: 'challenge', token_type: 'hotp' })).toBe(1);
-      expect(sampleValue(e, 'authsrv_logins_total', { result: 'error', token_type: 'none' })).toBe(1);
-      expect(sumOf(e, 'authsrv_logins_total')).toBe(7);
+      expect(sampleValue(e, 'authsrv_logins_total', { result: 'error', token_type: 'none' })).toBe(2);
+      expect(sumOf(e, 'authsrv_logins_total')).toBe(8);
       expect(e.types.get('authsrv_token_lockouts_total')).toBe('counter');
       expect(sampleValue(e, 'authsrv_token_lockouts_total', { token_type: 'hotp' })).toBe(1);
       expect(e.types.get('authsrv_challenges_total')).toBe('counter');
@@ -268,9 +270,9 @@ describe.each(testDialects())('GET /metrics on %s', (dialect) => {
       const e = await scrape();
       expect(e.types.get('authsrv_http_request_duration_seconds')).toBe('histogram');
       const checks = { route: '/validate/check', method: 'POST', status_class: '2xx' };
-      expect(sampleValue(e, 'authsrv_http_request_duration_seconds_count', checks)).toBe(7);
+      expect(sampleValue(e, 'authsrv_http_request_duration_seconds_count', checks)).toBe(8);
       expect(sampleValue(e, 'authsrv_http_request_duration_seconds_bucket', { ...checks, le: '+Inf' })).toBe(
-        7,
+        8,
       );
       expect(sampleValue(e, 'authsrv_http_request_duration_seconds_sum', checks)).toBeGreaterThan(0);
       const routes = new Set(
@@ -308,6 +310,37 @@ describe.each(testDialects())('GET /metrics on %s', (dialect) => {
       }[];
       expect(rows.length).toBeGreaterThan(0);
       expect(rows.some((r) => r.action.includes('metrics'))).toBe(false);
+    });
+  });
+
+  describe('on, with the brute-force throttling', () => {
+    let s: TestServer;
+    beforeAll(async () => {
+      s = await startTestServer({
+        dialect,
+        config: {
+          'metrics.enabled': 'true',
+          'metrics.token_file': tokenFile,
+          'throttle.enabled': 'true',
+          'throttle.free_failures': '0',
+          'throttle.base_delay': '1h',
+          'throttle.max_delay': '1h',
+        },
+      });
+      const admin = await s.adminToken();
+      ok(await s.call('POST', '/token/init', { type: 'spass', serial: 'THR1', pin: 'right' }, admin));
+    });
+    afterAll(() => s?.close());
+
+    it('counts a refused attempt as throttled', async () => {
+      expect(ok(await s.call('POST', '/validate/check', { serial: 'THR1', pass: 'wrong' }))).toBe(false);
+      const refused = await s.call('POST', '/validate/check', { serial: 'THR1', pass: 'right' });
+      expect(refused.status).toBe(429);
+      const r = await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      const e = parseExposition(await r.text());
+      expect(sampleValue(e, 'authsrv_logins_total', { result: 'reject', token_type: 'spass' })).toBe(1);
+      expect(sampleValue(e, 'authsrv_logins_total', { result: 'throttled', token_type: 'none' })).toBe(1);
+      expect(sumOf(e, 'authsrv_logins_total')).toBe(2);
     });
   });
 

@@ -65,11 +65,11 @@ export async function clientCheck(
   } catch (e) {
     rt.log.warn({ err: e }, 'client application could not be recorded');
   }
-  const input = { ...request(), client: seen.ip };
-  // A malformed request (an overlong pass) is refused before the throttling, and counts for nothing.
-  checkRequestParams(input);
   let res: CheckResult;
   try {
+    const input = { ...request(), client: seen.ip };
+    // A malformed request (an overlong pass) is refused before the throttling, and counts for nothing there.
+    checkRequestParams(input);
     res = await throttled(rt, checkAttempt(input), () => check(rt, input), checkVerdict);
   } catch (e) {
     rt.metrics.login(e instanceof ThrottledError ? 'throttled' : 'error', '');
