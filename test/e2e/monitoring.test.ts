@@ -150,6 +150,32 @@ describe.each(testDialects())('monitoring over HTTP on %s', (dialect) => {
     ]);
   });
 
+  it('offers EventCounter and SimpleStats with their options under /periodictask/', async () => {
+    expect(ok(await get('/periodictask/taskmodules/'))).toEqual(
+      expect.arrayContaining(['EventCounter', 'SimpleStats']),
+    );
+    expect(ok(await get('/periodictask/options/EventCounter'))).toEqual({
+      event_counter: { type: 'str', required: true, description: expect.any(String) },
+      stats_key: { type: 'str', required: true, description: expect.any(String) },
+      reset_event_counter: { type: 'bool', required: false, description: expect.any(String) },
+    });
+    const simple = ok(await get('/periodictask/options/SimpleStats'));
+    // The envelope sorts the keys of objects, as privacyIDEA's JSON does.
+    expect(Object.keys(simple)).toEqual([
+      'assigned_tokens',
+      'hardware_tokens',
+      'software_tokens',
+      'total_tokens',
+      'unassigned_hardware_tokens',
+      'user_with_token',
+    ]);
+    expect(simple.user_with_token).toEqual({
+      type: 'bool',
+      required: false,
+      description: expect.any(String),
+    });
+  });
+
   it('records what a Counter event handler counted through an EventCounter task, and resets it', async () => {
     ok(
       await s.call(
