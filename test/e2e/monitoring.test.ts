@@ -1,5 +1,5 @@
 // Monitoring over HTTP (reference 7.3, spec "Monitoring endpoints"): the keys, a key's values in a
-// window given with an offset or in ISO form (bounds included, ascending, privacyIDEA's timestamp
+// window given with an offset, in ISO form or in the server's local time (bounds included, ascending,
 // format), the last value, deleting a window with its count; a bad date a clear error that
 // deletes nothing; an unknown key empty; the rights statistics_read / statistics_delete and one
 // audit row per request; and the EventCounter task recording what a Counter event handler counted.
@@ -61,6 +61,25 @@ describe.each(testDialects())('monitoring over HTTP on %s', (dialect) => {
     );
     expect(ok(await get('/monitoring/logins/last'))).toBe(30);
     expect(ok(await get('/monitoring/total_tokens/last'))).toBe(0);
+  });
+
+  it('reads a date without an offset in the server’s local time zone', async () => {
+    await series('logins', 4);
+    const tz = process.env.TZ;
+    process.env.TZ = 'Asia/Kolkata'; // +05:30, no daylight saving time
+    try {
+      const window = { start: '2026-03-01 17:31:00.25', end: '2026-03-01T17:32:00.250' };
+      expect((ok(await get('/monitoring/logins', window)) as [string, number][]).map((p) => p[1])).toEqual([
+        10, 20,
+      ]);
+      expect(ok(await s.call('DELETE', '/monitoring/logins', { end: '2026-03-01 17:30:00.25' }, admin))).toBe(
+        1,
+      );
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+    expect(await values('logins')).toEqual([10, 20, 30]);
   });
 
   it('answers an unknown key with an empty list, null and 0 deleted', async () => {
