@@ -1,6 +1,6 @@
 // Monitoring over HTTP (reference 7.3, spec "Monitoring endpoints"): the keys, a key's values in a
 // window given with an offset, in ISO form or in the server's local time (bounds included, ascending,
-// format), the last value, deleting a window with its count; a bad date a clear error that
+// privacyIDEA's timestamp format), the last value, deleting a window with its count; a bad date a clear error that
 // deletes nothing; an unknown key empty; the rights statistics_read / statistics_delete and one
 // audit row per request; and the EventCounter task recording what a Counter event handler counted.
 import { afterEach, describe, expect, it } from 'vitest';
