@@ -80,7 +80,7 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
  * resource imports only those of lower layers, never one of its own layer or above.
  */
 export const CORE_LAYERS: readonly (readonly string[])[] = [
-  ['system', 'policy', 'client', 'metrics'],
+  ['system', 'policy', 'client', 'metrics', 'monitoring'],
   ['plugin-settings', 'smtpserver'],
   ['directory'],
   ['access', 'resolver', 'throttle', 'machineresolver', 'smsgateway'],

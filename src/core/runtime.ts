@@ -13,6 +13,7 @@ import { recordCliAction } from './audit/index.ts';
 import type { Context, Random, Runtime } from './context.ts';
 import { checkEncryptionKey } from './key-check.ts';
 import { NO_METRICS, openMetrics } from './metrics/index.ts';
+import { lastStatsValues } from './monitoring/index.ts';
 import { WORKER_ID } from './worker-id.ts';
 
 export interface OpenOptions {
@@ -66,6 +67,9 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
       files: allowedFiles(config, dataDir, databaseUrl),
       metrics: options.metrics ? await openMetrics(config, log) : NO_METRICS,
     };
+    // GET /metrics shows the last value of every monitoring stats key, read at each scrape.
+    if (runtime.metrics.enabled)
+      runtime.metrics.addStatsSource(async () => Object.entries(await lastStatsValues(runtime)));
     if (options.migrate !== false) {
       // A node whose key does not open this database is refused before it is recorded as a node.
       await checkEncryptionKey(runtime);

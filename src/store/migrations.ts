@@ -575,6 +575,31 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // Monitoring (issue 20, /monitoring/, reference 7.3): the time series of the stats keys that
+  // the EventCounter and SimpleStats task modules write. The timestamp is UTC, a native column with
+  // microseconds where the dialect has one (PostgreSQL timestamp(6), MariaDB datetime(6)), so
+  // that dashboards can query the table directly; SQLite keeps the same text,
+  // `YYYY-MM-DD HH:MM:SS.ffffff`, ordered as text.
+  '0019_monitoring': {
+    async up(db, dialect) {
+      const timestamp = { postgres: sql`timestamp(6)`, mysql: sql`datetime(6)`, sqlite: sql`varchar(26)` }[
+        dialect
+      ];
+      await createTable(db, dialect, 'monitoringstats')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('stats_key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('timestamp', timestamp, (c) => c.notNull())
+        .addColumn('stats_value', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('monitoringstats_key_timestamp')
+        .on('monitoringstats')
+        .columns(['stats_key', 'timestamp'])
+        .execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -344,6 +344,19 @@ export interface PeriodicTaskLastRunTable {
   running_since: string;
 }
 
+/**
+ * One value of a stats key (/monitoring/). `timestamp` is UTC, written as
+ * `YYYY-MM-DD HH:MM:SS.ffffff`; PostgreSQL and MariaDB store it in a native column (timestamp(6),
+ * datetime(6)), so it is read back through core/monitoring's dialect-aware expression, not as is.
+ */
+export interface MonitoringStatsTable {
+  id: Generated<number>;
+  stats_key: string;
+  timestamp: string;
+  /** bigint: PostgreSQL hands it over as text. */
+  stats_value: number | string;
+}
+
 export interface RadiusServerTable {
   id: Generated<number>;
   identifier: string;
@@ -417,4 +430,5 @@ export interface Database {
   periodictask: PeriodicTaskTable;
   periodictask_option: PeriodicTaskOptionTable;
   periodictask_lastrun: PeriodicTaskLastRunTable;
+  monitoringstats: MonitoringStatsTable;
 }

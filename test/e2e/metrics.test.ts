@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeStatsValue } from '../../src/core/monitoring/index.ts';
 import { startMetricsListener } from '../../src/http/metrics.ts';
 import {
   type Answer,
@@ -289,11 +290,10 @@ describe.each(testDialects())('GET /metrics on %s', (dialect) => {
       expect(routes).not.toContain('/metrics');
     });
 
-    it('has the process metrics and the stats gauge of a registered source', async () => {
-      s.rt.metrics.addStatsSource(async () => [
-        ['token_count', 2],
-        ['failed "logins"', 7],
-      ]);
+    it('has the process metrics and the stats gauge: the monitoring keys and a registered source', async () => {
+      await writeStatsValue(s.rt, 'token_count', 1, { at: new Date('2026-01-01T00:00:00Z') });
+      await writeStatsValue(s.rt, 'token_count', 2, { at: new Date('2026-01-02T00:00:00Z') });
+      s.rt.metrics.addStatsSource(async () => [['failed "logins"', 7]]);
       const e = await scrape();
       expect(e.types.get('process_cpu_user_seconds_total')).toBe('counter');
       expect(sampleValue(e, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);

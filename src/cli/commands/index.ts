@@ -23,6 +23,7 @@ export { serviceidCommand } from './serviceid.ts';
 export { setupCommand } from './setup.ts';
 export { smsgatewayCommand } from './smsgateway.ts';
 export { smtpserverCommand } from './smtpserver.ts';
+export { statsCommand } from './stats.ts';
 export { showStatus, statusCommand } from './status.ts';
 export { taskCommand } from './task.ts';
 export { throttleCommand } from './throttle.ts';

@@ -112,7 +112,13 @@ describe.each(cliDialects())('authsrv task on %s', (dialect) => {
 
   it('lists the modules with their options', async () => {
     const modules = await json(['task', 'modules']);
-    expect(Object.keys(modules)).toEqual(['ChallengeCleanup', 'AuditRotation', 'InactiveTokenSweep']);
+    expect(Object.keys(modules)).toEqual([
+      'EventCounter',
+      'SimpleStats',
+      'ChallengeCleanup',
+      'AuditRotation',
+      'InactiveTokenSweep',
+    ]);
     expect(modules.AuditRotation.max_rows).toEqual({
       type: 'int',
       required: false,
