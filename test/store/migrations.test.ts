@@ -44,6 +44,7 @@ const ALL_MIGRATIONS = [
   '0016_radiusservers',
   '0017_events',
   '0018_periodictasks',
+  '0021_gpgkeys',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -84,6 +85,7 @@ const TABLES = [
   'periodictask',
   'periodictask_option',
   'periodictask_lastrun',
+  'gpgkey',
 ];
 const silent = pino({ level: 'silent' });
 
@@ -230,6 +232,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0016_radiusservers',
       '0017_events',
       '0018_periodictasks',
+      '0021_gpgkeys',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },
