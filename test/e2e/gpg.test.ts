@@ -125,6 +125,14 @@ describe.each(testDialects())('GnuPG keys and encrypted token files on %s', (dia
     });
   });
 
+  it('decrypts a file for a hidden recipient (gpg --throw-keyids) with the imported keys', async () => {
+    const r = await load(g.encrypt(`GPGHID1, ${SEED}, hotp, 6\n`, PROTECTED, true), { type: 'oathcsv' });
+    expect(ok(r)).toEqual({ n_imported: 1, n_not_imported: 0 });
+    const other = g.encrypt(`GPGHID2, ${SEED}, hotp, 6\n`, OTHER, true);
+    expectServiceError(await load(other, { type: 'oathcsv' }), 905, /could not be decrypted/);
+    expect(await tokenCount()).toBe(1);
+  });
+
   it('refuses a file for a key not imported, and a broken message: a clear error, nothing imported', async () => {
     const other = g.encrypt(`GPG03, ${SEED}, hotp, 6\n`, OTHER);
     expectServiceError(await load(other, { type: 'oathcsv' }), 905, /no imported GnuPG private key matches/);

@@ -12,8 +12,8 @@ export interface GnupgHome {
   generate(uid: string, passphrase?: string): { keyid: string; fingerprint: string };
   /** The armored private key of `uid` (exported with its passphrase, if it has one). */
   exportSecret(uid: string, passphrase?: string): string;
-  /** `text` encrypted to `uid` as an ASCII-armored PGP message. */
-  encrypt(text: string, uid: string): string;
+  /** `text` encrypted to `uid` as an ASCII-armored PGP message (`hidden`: --throw-keyids). */
+  encrypt(text: string, uid: string, hidden?: boolean): string;
   close(): void;
 }
 
@@ -58,8 +58,9 @@ export function gnupgHome(): GnupgHome {
         uid,
       ]);
     },
-    encrypt(text, uid) {
-      return gpg(['--trust-model', 'always', '--encrypt', '--armor', '-r', uid], text);
+    encrypt(text, uid, hidden = false) {
+      const extra = hidden ? ['--throw-keyids'] : [];
+      return gpg(['--trust-model', 'always', ...extra, '--encrypt', '--armor', '-r', uid], text);
     },
     close() {
       try {

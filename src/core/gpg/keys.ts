@@ -4,7 +4,7 @@
 // /system/gpgkeys lists their public keys next to those of the GnuPG home, so that a vendor can
 // encrypt seed files to them.
 import * as openpgp from 'openpgp';
-import { ParameterError } from '../../errors.ts';
+import { ConfigAdminError, ParameterError } from '../../errors.ts';
 import { runTransaction } from '../../store/index.ts';
 import type { Context } from '../context.ts';
 import { type GpgKey, homeKeys } from './home.ts';
@@ -113,6 +113,25 @@ export async function gpgKeys(ctx: Context): Promise<Record<string, GpgKey>> {
   return out;
 }
 
+/** The imported private keys, unsealed in memory. */
+async function importedPrivateKeys(ctx: Context): Promise<openpgp.PrivateKey[]> {
+  const rows = await ctx.store.db
+    .selectFrom('gpgkey')
+    .select(['keyid', 'private_key'])
+    .orderBy('keyid')
+    .execute();
+  const keys: openpgp.PrivateKey[] = [];
+  for (const r of rows) {
+    const armor = ctx.hsm.decrypt(r.private_key);
+    try {
+      keys.push(await openpgp.readPrivateKey({ armoredKey: armor }));
+    } catch (e) {
+      throw new ConfigAdminError(`The stored GnuPG key ${r.keyid} cannot be read: ${(e as Error).message}`);
+    }
+  }
+  return keys;
+}
+
 /** The first bytes of an ASCII-armored PGP message, as privacyIDEA's GPGImport recognises it. */
 const PGP_MESSAGE = '-----BEGIN PGP MESSAGE-----';
 
@@ -134,12 +153,13 @@ export async function decryptTokenFile(ctx: Context, content: string): Promise<s
   } catch (e) {
     throw new ParameterError(`The token file is no readable PGP message: ${(e as Error).message}`);
   }
-  const recipients = message.getEncryptionKeyIDs().map(hexId);
-  const rows = await ctx.store.db.selectFrom('gpgkey').select(['keyid', 'private_key']).execute();
-  const keys: openpgp.PrivateKey[] = [];
-  for (const r of rows)
-    keys.push(await openpgp.readPrivateKey({ armoredKey: ctx.hsm.decrypt(r.private_key) }));
-  const usable = keys.filter((k) => k.getKeys().some((sub) => recipients.includes(hexId(sub.getKeyID()))));
+  const ids = message.getEncryptionKeyIDs();
+  const recipients = ids.map(hexId);
+  // A hidden recipient (gpg --throw-keyids) is the wildcard key id: every key is tried.
+  const hidden = recipients.includes('0000000000000000');
+  const usable = (await importedPrivateKeys(ctx)).filter(
+    (k) => hidden || k.getKeys().some((sub) => recipients.includes(hexId(sub.getKeyID()))),
+  );
   if (usable.length === 0) {
     throw new ParameterError(
       `The token file is PGP-encrypted to ${recipients.join(', ') || 'no key id'}; no imported GnuPG private key matches (authsrv gpg import-key).`,
