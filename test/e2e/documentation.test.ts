@@ -138,7 +138,7 @@ describe.each(testDialects())('GET /system/documentation on %s', (dialect) => {
     for (const secret of Object.values(SECRETS)) expect(rst).not.toContain(secret);
     expect(rst).toContain('__CENSORED__');
     const html = renderRst(rst);
-    expect(html).not.toMatch(/<em>|<strong>|<cite>|system-message|<ul|<ol|<a class="reference internal"/);
+    expect(html).not.toMatch(/<em>|<strong>|<cite>|system-message|<ul|<ol|<a /);
     const text = htmlText(html).replace(/\s+/g, ' ');
     for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
     for (const title of [

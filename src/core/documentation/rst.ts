@@ -6,8 +6,12 @@
 // in a table cell). Tables are grid tables, whose cells may hold any text of any length; widths
 // count East Asian wide characters twice, as docutils does.
 
-/** Characters that may start or end inline markup, references, roles or substitutions. */
-const INLINE = /[\\`*_|:[\]<>]/g;
+/**
+ * Characters that may start or end inline markup, references, roles or substitutions; a colon only
+ * where it could be part of a role, a URI or a `::` literal-block marker (not before white space,
+ * so that `name: value` stays readable); `@`, which makes a mail address a link.
+ */
+const INLINE = /[\\`*_|[\]<>@]|:(?=\S)|(?<=:):/g;
 
 /** A line that begins like a block construct: punctuation, or an enumerator such as `1.` `a)` `iv.`. */
 const BLOCK_START = /^(?:[^\p{L}\p{N}\s]|[\p{L}\p{N}]+[.)](?:\s|$))/u;

@@ -32,6 +32,11 @@ const NASTY = [
   'ends in a backslash \\',
   'back\\slash \\* star',
   'literal block follows::',
+  'ends with colons::',
+  'http://example.org/x and mailto:a@b.example and www.example.org',
+  'alice@example.org',
+  'key: value',
+  ':role:`x` and :sub:',
   'tab\there',
   'control\u0001char\u007f',
   'Ünïcödé and 日本語のテキスト and emoji 🔑',
@@ -91,6 +96,7 @@ describe('rst writer', () => {
     expect(table(['A'], [])).toEqual(['\\(none)', '']);
     expect(escapeText('a\nb')).toBe('a b');
     expect(escapeText('*x*')).toBe('\\*x\\*');
-    expect(escapeText('secret: __CENSORED__')).toBe('secret\\: __CENSORED__');
+    expect(escapeText('secret: __CENSORED__')).toBe('secret: __CENSORED__');
+    expect(escapeText('a:: b::')).toBe('a\\:\\: b\\:\\:');
   });
 });
