@@ -23,6 +23,8 @@ let site: { keyid: string; fingerprint: string };
 let prot: { keyid: string; fingerprint: string };
 let siteArmor: string;
 let protArmor: string;
+let signOnlyArmor: string;
+let publicArmor: string;
 
 beforeAll(() => {
   g = gnupgHome();
@@ -31,6 +33,9 @@ beforeAll(() => {
   g.generate(OTHER);
   siteArmor = g.exportSecret(SITE);
   protArmor = g.exportSecret(PROTECTED, PASSPHRASE);
+  g.generate('Signer <signer@example.org>', '', 'ed25519', 'sign');
+  signOnlyArmor = g.exportSecret('Signer <signer@example.org>');
+  publicArmor = g.exportPublic(SITE);
 }, 180_000);
 afterAll(() => g?.close());
 

@@ -8,8 +8,18 @@ import { join } from 'node:path';
 
 export interface GnupgHome {
   home: string;
-  /** Makes a key for `uid` (passphrase '' = none) and returns its long key id and fingerprint. */
-  generate(uid: string, passphrase?: string): { keyid: string; fingerprint: string };
+  /**
+   * Makes a key for `uid` (passphrase '' = none; `algo` and `usage` as --quick-gen-key takes them,
+   * 'default' = a primary key with an encryption subkey) and returns its long key id and fingerprint.
+   */
+  generate(
+    uid: string,
+    passphrase?: string,
+    algo?: string,
+    usage?: string,
+  ): { keyid: string; fingerprint: string };
+  /** The armored public key of `uid`. */
+  exportPublic(uid: string): string;
   /** The armored private key of `uid` (exported with its passphrase, if it has one). */
   exportSecret(uid: string, passphrase?: string): string;
   /** `text` encrypted to `uid` as an ASCII-armored PGP message (`hidden`: --throw-keyids). */
@@ -27,7 +37,7 @@ export function gnupgHome(): GnupgHome {
     });
   return {
     home,
-    generate(uid, passphrase = '') {
+    generate(uid, passphrase = '', algo = 'default', usage = 'default') {
       gpg([
         '--pinentry-mode',
         'loopback',
@@ -35,8 +45,8 @@ export function gnupgHome(): GnupgHome {
         passphrase,
         '--quick-gen-key',
         uid,
-        'default',
-        'default',
+        algo,
+        usage,
         'never',
       ]);
       const lines = gpg(['--with-colons', '--fingerprint', '--list-keys', uid])
@@ -46,6 +56,9 @@ export function gnupgHome(): GnupgHome {
         keyid: lines.find((f) => f[0] === 'pub')![4]!,
         fingerprint: lines.find((f) => f[0] === 'fpr')![9]!,
       };
+    },
+    exportPublic(uid) {
+      return gpg(['--armor', '--export', uid]);
     },
     exportSecret(uid, passphrase = '') {
       return gpg([

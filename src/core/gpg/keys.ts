@@ -9,8 +9,11 @@ import { runTransaction } from '../../store/index.ts';
 import type { Context } from '../context.ts';
 import { type GpgKey, homeKeys } from './home.ts';
 
-/** An armored private key larger than this is no key (an RSA-4096 key with subkeys is < 20 KiB). */
-export const MAX_KEY_ARMOR = 256 * 1024;
+/**
+ * The largest armored private key taken: an RSA-4096 key with its subkey is about 7 KiB; sealed,
+ * 40 KiB stay below what a MariaDB TEXT column holds (64 KiB).
+ */
+export const MAX_KEY_ARMOR = 40 * 1024;
 
 /** A stored key as `authsrv gpg list` shows it. */
 export interface StoredGpgKey {
@@ -32,13 +35,20 @@ async function readPrivateKey(armor: string, passphrase: string | undefined): Pr
   } catch (e) {
     throw new ParameterError(`The file holds no ASCII-armored PGP private key: ${(e as Error).message}`);
   }
-  if (key.isDecrypted()) return key;
-  if (!passphrase) throw new ParameterError('The private key is protected by a passphrase; give it.');
-  try {
-    return await openpgp.decryptKey({ privateKey: key, passphrase });
-  } catch (e) {
-    throw new ParameterError(`The passphrase does not unlock the private key: ${(e as Error).message}`);
+  if (!key.isDecrypted()) {
+    if (!passphrase) throw new ParameterError('The private key is protected by a passphrase; give it.');
+    try {
+      key = await openpgp.decryptKey({ privateKey: key, passphrase });
+    } catch (e) {
+      throw new ParameterError(`The passphrase does not unlock the private key: ${(e as Error).message}`);
+    }
   }
+  try {
+    await key.getEncryptionKey();
+  } catch (e) {
+    throw new ParameterError(`The key cannot decrypt anything: ${(e as Error).message}`);
+  }
+  return key;
 }
 
 /** Whether the armored private key is protected by a passphrase (a front end then asks for it). */
