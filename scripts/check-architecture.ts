@@ -81,7 +81,7 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
  */
 export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['system', 'policy', 'client', 'metrics', 'monitoring'],
-  ['plugin-settings', 'smtpserver'],
+  ['plugin-settings', 'smtpserver', 'gpg'],
   ['directory'],
   ['access', 'resolver', 'throttle', 'machineresolver', 'smsgateway'],
   ['realm', 'user', 'audit', 'token'],

@@ -600,6 +600,24 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // GnuPG private keys that decrypt PGP-encrypted token files (issue 21, /token/load): the key id,
+  // fingerprint and user ids in clear, the public key's ASCII armor, and the private key (its
+  // passphrase removed) sealed by the security module.
+  '0021_gpgkeys': {
+    async up(db, dialect) {
+      await createTable(db, dialect, 'gpgkey')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('keyid', 'varchar(16)', (c) => c.notNull().unique())
+        .addColumn('fingerprint', 'varchar(64)', (c) => c.notNull())
+        .addColumn('userids', 'varchar(2000)', (c) => c.notNull())
+        .addColumn('public_armor', 'text', (c) => c.notNull())
+        .addColumn('private_key', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

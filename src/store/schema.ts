@@ -357,6 +357,19 @@ export interface MonitoringStatsTable {
   stats_value: number | string;
 }
 
+/** A GnuPG private key for PGP-encrypted token files; `private_key` sealed, its passphrase removed. */
+export interface GpgKeyTable {
+  id: Generated<number>;
+  /** Long key id, 16 upper-case hex digits. */
+  keyid: string;
+  fingerprint: string;
+  /** The key's user ids, newline-separated. */
+  userids: string;
+  public_armor: string;
+  private_key: string;
+  created_at: string;
+}
+
 export interface RadiusServerTable {
   id: Generated<number>;
   identifier: string;
@@ -431,4 +444,7 @@ export interface Database {
   periodictask_option: PeriodicTaskOptionTable;
   periodictask_lastrun: PeriodicTaskLastRunTable;
   monitoringstats: MonitoringStatsTable;
+}
+
+  gpgkey: GpgKeyTable;
 }

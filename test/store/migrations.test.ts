@@ -45,6 +45,7 @@ const ALL_MIGRATIONS = [
   '0017_events',
   '0018_periodictasks',
   '0019_monitoring',
+  '0021_gpgkeys',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -86,6 +87,7 @@ const TABLES = [
   'periodictask_option',
   'periodictask_lastrun',
   'monitoringstats',
+  'gpgkey',
 ];
 const silent = pino({ level: 'silent' });
 
@@ -233,6 +235,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0017_events',
       '0018_periodictasks',
       '0019_monitoring',
+      '0021_gpgkeys',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },

@@ -11,6 +11,7 @@ export { clientCommand } from './client.ts';
 export { configCommand } from './config.ts';
 export { dbCommand } from './db.ts';
 export { eventCommand } from './event.ts';
+export { gpgCommand } from './gpg.ts';
 export { hsmCommand } from './hsm.ts';
 export { machineCommand } from './machine.ts';
 export { machineresolverCommand } from './machineresolver.ts';

@@ -2,12 +2,12 @@
 // random keys, the security module, GnuPG keys, the configuration documentation and the token
 // types' tests of their configuration (/system/test/<tokentype>).
 import { documentation } from '../../core/documentation/index.ts';
+import { gpgKeys } from '../../core/gpg/index.ts';
 import { radiusServerNames } from '../../core/radiusserver/index.ts';
 import {
   type ConfigEntry,
   deleteConfig,
   getConfigValue,
-  gpgKeys,
   hsmStatus,
   hsmUnlock,
   listConfig,
