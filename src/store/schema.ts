@@ -444,7 +444,5 @@ export interface Database {
   periodictask_option: PeriodicTaskOptionTable;
   periodictask_lastrun: PeriodicTaskLastRunTable;
   monitoringstats: MonitoringStatsTable;
-}
-
   gpgkey: GpgKeyTable;
 }
