@@ -84,8 +84,8 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
  * resource imports only those of lower layers, never one of its own layer or above.
  */
 export const CORE_LAYERS: readonly (readonly string[])[] = [
-  ['system', 'policy', 'client'],
-  ['plugin-settings', 'smtpserver'],
+  ['system', 'policy', 'client', 'metrics', 'monitoring'],
+  ['plugin-settings', 'smtpserver', 'gpg'],
   ['directory'],
   ['access', 'resolver', 'throttle', 'machineresolver', 'smsgateway', 'caconnector'],
   ['realm', 'user', 'audit', 'token'],

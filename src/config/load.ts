@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parse as parseToml } from 'smol-toml';
 import { parseDuration } from './duration.ts';
-import { CONFIG_KEYS, type Config, type FlatValues, type KeySpec, toConfig } from './schema.ts';
+import { CONFIG_KEYS, type Config, type FlatValues, hostPort, type KeySpec, toConfig } from './schema.ts';
 
 export class ConfigError extends Error {}
 
@@ -164,6 +164,11 @@ function check<T extends string | number | string[]>(spec: KeySpec, value: T, la
       throw new ConfigError(`${label} must be a time span such as 90d or 12h, got '${value}'`);
     }
   }
+  if (spec.key === 'metrics.listen' && value !== '') {
+    const at = hostPort(value as string);
+    if (!at || at.port > 65535 || isIP(at.host) === 0)
+      throw new ConfigError(`${label} must be an IP address and port such as 127.0.0.1:9464, got '${value}'`);
+  }
   if (spec.key === 'http.trusted_proxies') {
     for (const entry of value as string[]) {
       const [addr, bits, ...rest] = entry.split('/');
@@ -189,6 +194,13 @@ function crossCheck(config: Config): void {
     throw new ConfigError('throttle.max_delay must not be shorter than throttle.base_delay');
   if ((config.http.tlsCert === '') !== (config.http.tlsKey === '')) {
     throw new ConfigError('http.tls_cert and http.tls_key must be set together');
+  }
+  const m = config.metrics;
+  if (m.enabled && m.listen === undefined && m.tokenFile === '') {
+    throw new ConfigError(
+      'metrics.enabled needs metrics.listen (a listener of its own, e.g. 127.0.0.1:9464) or ' +
+        'metrics.token_file (a bearer token), so that /metrics is not public',
+    );
   }
   const url = config.databaseUrl;
   if (url !== '' && !/^(sqlite:|postgres:|postgresql:|mysql:|mariadb:)/.test(url)) {

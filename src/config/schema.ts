@@ -45,6 +45,9 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'throttle.block_duration', kind: 'duration', default: '15m' },
   { key: 'throttle.reset_after', kind: 'duration', default: '12h' },
   { key: 'throttle.address_factor', kind: 'int', default: 5, min: 1, max: 1000 },
+  { key: 'metrics.enabled', kind: 'bool', default: false },
+  { key: 'metrics.listen', kind: 'string', default: '' },
+  { key: 'metrics.token_file', kind: 'string', default: '' },
   {
     key: 'log.level',
     kind: 'enum',
@@ -108,6 +111,11 @@ export interface Config {
     /** A client address (over all accounts) gets this many times the free failures and block_after. */
     addressFactor: number;
   };
+  /**
+   * GET /metrics (src/core/metrics, docs/metrics.md): on a listener of its own (`listen`, the only
+   * place it is served then) and/or behind a bearer token read from `tokenFile`.
+   */
+  metrics: { enabled: boolean; listen: { host: string; port: number } | undefined; tokenFile: string };
   log: { level: string };
   /** Where the values came from, for `authsrv config` style diagnostics. */
   sourceFile: string | undefined;
@@ -153,7 +161,22 @@ export function toConfig(v: FlatValues, sourceFile: string | undefined): Config 
       resetAfter: n('throttle.reset_after'),
       addressFactor: n('throttle.address_factor'),
     },
+    metrics: {
+      enabled: v['metrics.enabled'] as boolean,
+      listen: hostPort(s('metrics.listen')),
+      tokenFile: s('metrics.token_file'),
+    },
     log: { level: s('log.level') },
     sourceFile,
   };
+}
+
+/**
+ * `host:port` (an IPv6 address in brackets, e.g. [::1]:9464) as host and port; '' is none. The
+ * loader has checked the form (load.ts).
+ */
+export function hostPort(text: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text.trim());
+  if (!m) return undefined;
+  return { host: (m[1] ?? m[2]) as string, port: Number(m[3]) };
 }

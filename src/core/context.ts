@@ -34,6 +34,36 @@ export interface Runtime {
   node: string;
   /** The rule for every file a setting names (files.allowed_dirs). */
   files: AllowedFiles;
+  /** What the services count for GET /metrics (src/core/metrics); counts nothing when it is off. */
+  metrics: Metrics;
+}
+
+/** What a login on the /validate path answered (ACCEPT, REJECT …), or why it had no answer. */
+export type LoginResult = 'accept' | 'reject' | 'challenge' | 'declined' | 'throttled' | 'error';
+
+/** Values read at each scrape, by key (the monitoring store's stats keys' last values). */
+export type StatsSource = () => Promise<Iterable<readonly [string, number]>>;
+
+/**
+ * The metrics of a runtime (created by src/core/metrics). Each count is a synchronous increment
+ * in memory: the login path pays no await and no database access for it.
+ */
+export interface Metrics {
+  readonly enabled: boolean;
+  /** A /validate check answered; token type '' when no single token decided. */
+  login(result: LoginResult, tokenType: string): void;
+  /** A token's fail counter reached its maximum. */
+  lockout(tokenType: string): void;
+  /** A challenge was created. */
+  challenge(tokenType: string): void;
+  /** An HTTP request was answered: its route template (never the raw path), method, status, duration. */
+  request(route: string, method: string, status: number, seconds: number): void;
+  /** Adds a source of the gauge `authsrv_stats_last_value{key}`, read at each scrape. */
+  addStatsSource(source: StatsSource): void;
+  /** Whether an Authorization header may read the metrics (metrics.token_file; true without one). */
+  authorizes(authorization: string | undefined): boolean;
+  /** The exposition text of this process's metrics. */
+  exposition(): Promise<string>;
 }
 
 export interface Context extends Runtime {

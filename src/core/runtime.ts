@@ -12,6 +12,8 @@ import { databaseFiles, defaultDatabaseUrl, migrate, openDatabase } from '../sto
 import { recordCliAction } from './audit/index.ts';
 import type { Context, Random, Runtime } from './context.ts';
 import { checkEncryptionKey } from './key-check.ts';
+import { NO_METRICS, openMetrics } from './metrics/index.ts';
+import { lastStatsValues } from './monitoring/index.ts';
 import { WORKER_ID } from './worker-id.ts';
 
 export interface OpenOptions {
@@ -20,6 +22,11 @@ export interface OpenOptions {
   logger?: Logger;
   clock?: () => Date;
   random?: Random;
+  /**
+   * Count for GET /metrics when metrics.enabled (`authsrv serve`); other commands count nothing,
+   * and neither load prom-client nor read metrics.token_file.
+   */
+  metrics?: boolean;
 }
 
 export async function openRuntime(config: Config, options: OpenOptions = {}): Promise<Runtime> {
@@ -58,7 +65,11 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
       random: options.random ?? cryptoRandom,
       node: config.nodeName,
       files: allowedFiles(config, dataDir, databaseUrl),
+      metrics: options.metrics ? await openMetrics(config, log) : NO_METRICS,
     };
+    // GET /metrics shows the last value of every monitoring stats key, read at each scrape.
+    if (runtime.metrics.enabled)
+      runtime.metrics.addStatsSource(async () => Object.entries(await lastStatsValues(runtime)));
     if (options.migrate !== false) {
       // A node whose key does not open this database is refused before it is recorded as a node.
       await checkEncryptionKey(runtime);
@@ -114,6 +125,7 @@ function allowedFiles(config: Config, dataDir: string, databaseUrl: string): All
     ...databaseFiles(databaseUrl, dataDir),
     config.sourceFile,
     config.security.keyPasswordFile,
+    config.metrics.tokenFile,
     config.http.tlsKey,
   ];
   return new AllowedFiles({

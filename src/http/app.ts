@@ -4,9 +4,11 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Runtime } from '../core/context.ts';
+import { serveMetrics } from './metrics.ts';
 import {
   answerer,
   catchFailure,
+  observeLatency,
   readParameters,
   renderAnswer,
   setSecurityHeaders,
@@ -23,6 +25,7 @@ import {
   healthRoutes,
   machineRoutes,
   machineresolverRoutes,
+  monitoringRoutes,
   periodictaskRoutes,
   policyRoutes,
   radiusserverRoutes,
@@ -59,6 +62,7 @@ export function apiRouter(rt: Runtime): Router {
     radiusserverRoutes,
     caconnectorRoutes,
     periodictaskRoutes,
+    monitoringRoutes,
     machineresolverRoutes,
     machineRoutes,
     smtpserverRoutes,
@@ -76,6 +80,11 @@ export function createApp(rt: Runtime): Koa {
   const router = apiRouter(rt);
   const signer = rt.config.security.signResponses ? rt.keys.signer : undefined;
   app.use(setSecurityHeaders(rt));
+  if (rt.metrics.enabled) {
+    // Scrapes are answered before the latency is measured: they would only measure themselves.
+    if (!rt.config.metrics.listen) app.use(serveMetrics(rt));
+    app.use(observeLatency(rt));
+  }
   const answer = answerer(rt, signer);
   // Koa reports here what fails after the answer started (a download cut short): logged, not printed.
   app.on('error', (err: unknown) => rt.log.error({ err }, 'the response failed after it started'));

@@ -5,7 +5,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { isSea } from 'node:sea';
-import { ConfigError } from '../config/index.ts';
+import { type Config, ConfigError } from '../config/index.ts';
 import type { Runtime } from '../core/context.ts';
 import { AuthsrvError } from '../errors.ts';
 
@@ -43,6 +43,19 @@ export function refuseLockedKeyForWorkers(rt: Runtime, workers: number): void {
     `http.workers = ${workers} needs an encryption key that is unlocked at start: the key is ` +
       'password protected and POST /system/hsm would unlock it in one worker process only. ' +
       'Set security.key_password_file, or http.workers = 1.',
+  );
+}
+
+/**
+ * Several workers share the API's port, so that a scrape there would see one worker's counts: the
+ * primary serves the sum of all of them on metrics.listen, which is then required.
+ */
+export function refuseMetricsOnSharedPort(config: Config, workers: number): void {
+  if (workers <= 1 || !config.metrics.enabled || config.metrics.listen) return;
+  throw new ConfigError(
+    `metrics.enabled with http.workers = ${workers} needs metrics.listen (e.g. 127.0.0.1:9464): ` +
+      'there the primary process serves the metrics of all worker processes together; on the ' +
+      "API's port a scrape would reach one worker only.",
   );
 }
 

@@ -575,6 +575,31 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // Monitoring (issue 20, /monitoring/, reference 7.3): the time series of the stats keys that
+  // the EventCounter and SimpleStats task modules write. The timestamp is UTC, a native column with
+  // microseconds where the dialect has one (PostgreSQL timestamp(6), MariaDB datetime(6)), so
+  // that dashboards can query the table directly; SQLite keeps the same text,
+  // `YYYY-MM-DD HH:MM:SS.ffffff`, ordered as text.
+  '0019_monitoring': {
+    async up(db, dialect) {
+      const timestamp = { postgres: sql`timestamp(6)`, mysql: sql`datetime(6)`, sqlite: sql`varchar(26)` }[
+        dialect
+      ];
+      await createTable(db, dialect, 'monitoringstats')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('stats_key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('timestamp', timestamp, (c) => c.notNull())
+        .addColumn('stats_value', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('monitoringstats_key_timestamp')
+        .on('monitoringstats')
+        .columns(['stats_key', 'timestamp'])
+        .execute();
+    },
+  },
   // CA connectors (issue 21, /caconnector/, reference 8.5): the connector and its configuration
   // (privacyIDEA's caconnector and caconnectorconfig; password-typed values sealed), and the
   // certificates each connector revoked, from which its CRL is made.
@@ -600,6 +625,24 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .addColumn('serial', 'varchar(64)', (c) => c.notNull())
         .addColumn('revoked_at', 'varchar(32)', (c) => c.notNull())
         .addUniqueConstraint('carevoked_serial', ['caconnector_id', 'serial'])
+        .execute();
+    },
+  },
+  // GnuPG private keys that decrypt PGP-encrypted token files (issue 21, /token/load): the key id,
+  // fingerprint and user ids in clear, the public key's ASCII armor, and the private key (its
+  // passphrase removed) sealed by the security module.
+  '0021_gpgkeys': {
+    async up(db, dialect) {
+      await createTable(db, dialect, 'gpgkey')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('keyid', 'varchar(16)', (c) => c.notNull().unique())
+        .addColumn('fingerprint', 'varchar(64)', (c) => c.notNull())
+        .addColumn('userids', 'varchar(2000)', (c) => c.notNull())
+        .addColumn('public_armor', 'text', (c) => c.notNull())
+        .addColumn('private_key', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
         .execute();
     },
   },

@@ -368,6 +368,32 @@ export interface PeriodicTaskLastRunTable {
   running_since: string;
 }
 
+/**
+ * One value of a stats key (/monitoring/). `timestamp` is UTC, written as
+ * `YYYY-MM-DD HH:MM:SS.ffffff`; PostgreSQL and MariaDB store it in a native column (timestamp(6),
+ * datetime(6)), so it is read back through core/monitoring's dialect-aware expression, not as is.
+ */
+export interface MonitoringStatsTable {
+  id: Generated<number>;
+  stats_key: string;
+  timestamp: string;
+  /** bigint: PostgreSQL hands it over as text. */
+  stats_value: number | string;
+}
+
+/** A GnuPG private key for PGP-encrypted token files; `private_key` sealed, its passphrase removed. */
+export interface GpgKeyTable {
+  id: Generated<number>;
+  /** Long key id, 16 upper-case hex digits. */
+  keyid: string;
+  fingerprint: string;
+  /** The key's user ids, newline-separated. */
+  userids: string;
+  public_armor: string;
+  private_key: string;
+  created_at: string;
+}
+
 export interface RadiusServerTable {
   id: Generated<number>;
   identifier: string;
@@ -441,6 +467,8 @@ export interface Database {
   periodictask: PeriodicTaskTable;
   periodictask_option: PeriodicTaskOptionTable;
   periodictask_lastrun: PeriodicTaskLastRunTable;
+  monitoringstats: MonitoringStatsTable;
+  gpgkey: GpgKeyTable;
   caconnector: CaConnectorTable;
   caconnectorconfig: CaConnectorConfigTable;
   carevoked: CaRevokedTable;

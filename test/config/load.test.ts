@@ -369,6 +369,43 @@ level = "debug"
     expect(e.message).toContain('1.2.3.4/40');
   });
 
+  it('keeps metrics off by default and reads metrics.listen as host and port', () => {
+    expect(loadConfig({ env: {} }).metrics).toEqual({ enabled: false, listen: undefined, tokenFile: '' });
+    const c = loadConfig({
+      file: file('[metrics]\nenabled = true\nlisten = "127.0.0.1:9464"\ntoken_file = "/etc/authsrv/m"\n'),
+      env: {},
+    });
+    expect(c.metrics).toEqual({
+      enabled: true,
+      listen: { host: '127.0.0.1', port: 9464 },
+      tokenFile: '/etc/authsrv/m',
+    });
+    const v6 = loadConfig({ env: { AUTHSRV_METRICS_ENABLED: 'true', AUTHSRV_METRICS_LISTEN: '[::1]:0' } });
+    expect(v6.metrics.listen).toEqual({ host: '::1', port: 0 });
+  });
+
+  it('refuses metrics.enabled without a listener of its own or a token: /metrics would be public', () => {
+    const e = configError(() => loadConfig({ env: { AUTHSRV_METRICS_ENABLED: 'true' } }));
+    expect(e.message).toContain('metrics.listen');
+    expect(e.message).toContain('metrics.token_file');
+    expect(loadConfig({ env: { AUTHSRV_METRICS_TOKEN_FILE: '/etc/authsrv/m' } }).metrics.enabled).toBe(false);
+  });
+
+  it.each([
+    '9464',
+    'localhost:9464',
+    '127.0.0.1',
+    '127.0.0.1:65536',
+    '::1:9464',
+    '[::1]',
+    '127.0.0.1:x',
+    ':9464',
+  ])('rejects metrics.listen %j', (listen) => {
+    const e = configError(() => loadConfig({ env: { AUTHSRV_METRICS_LISTEN: listen } }));
+    expect(e.message).toContain('metrics.listen');
+    expect(e.message).toContain(`'${listen}'`);
+  });
+
   it('requires tls_cert and tls_key together', () => {
     const only = (k: string) => () => loadConfig({ file: file(`[http]\n${k} = "/etc/x.pem"\n`), env: {} });
     for (const k of ['tls_cert', 'tls_key']) {

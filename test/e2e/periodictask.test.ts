@@ -49,6 +49,8 @@ describe.each(testDialects())('periodic tasks over HTTP on %s', (dialect) => {
 
   it('lists the task modules, their options and the nodes', async () => {
     expect(ok(await s.call('GET', '/periodictask/taskmodules/', {}, admin))).toEqual([
+      'EventCounter',
+      'SimpleStats',
       'ChallengeCleanup',
       'AuditRotation',
       'InactiveTokenSweep',

@@ -1,7 +1,8 @@
 // The secrets test of issue 16 ("and keep it so"): a server on which a distinctive secret was set
 // everywhere one can be set — token seeds of every type that takes one (given and generated),
 // token PINs (hashed and encrypted), static passwords, mOTP PINs, the answers of a questionnaire,
-// the seeds of imported files and the key that encrypts them, resolver passwords (LDAP BINDPW, SQL
+// the seeds of imported files and the key that encrypts them (and of a PGP-encrypted file, with
+// the passphrase of the GnuPG key that opens it), resolver passwords (LDAP BINDPW, SQL
 // Password, SCIM Secret), SMS gateway secrets (PASSWORD, *SECRET* options, the Authorization
 // header), RADIUS server secrets and the passwords forwarded to them, a CA connector's key password
 // and the password of a generated PKCS#12, password-typed
@@ -18,7 +19,10 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localOperator, withCaller } from '../../src/core/context.ts';
+import { importGpgKey } from '../../src/core/gpg/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
+import { type GnupgHome, gnupgHome } from '../helpers/gnupg.ts';
 import { hotp as hotpValue } from '../helpers/otp.ts';
 import { passwdRealm, pwUser } from '../helpers/realms.ts';
 import { type ApiRoute, apiRoutes } from '../helpers/routes.ts';
@@ -53,6 +57,16 @@ const SCIM = {
   Authserver: 'http://127.0.0.1:1/auth',
   Resourceserver: 'http://127.0.0.1:1/scim',
 };
+
+/** A GnuPG key with a passphrase, made once by Debian's gpg for every dialect. */
+const GPG_UID = 'Secrets <secrets@example.org>';
+const gpg = { home: undefined as unknown as GnupgHome, armor: '', passphrase: distinct('gpgpass') };
+beforeAll(() => {
+  gpg.home = gnupgHome();
+  gpg.home.generate(GPG_UID, gpg.passphrase);
+  gpg.armor = gpg.home.exportSecret(GPG_UID, gpg.passphrase);
+}, 120_000);
+afterAll(() => gpg.home?.close());
 
 describe.each(testDialects())('secrets on %s', (dialect) => {
   let s: TestServer;
@@ -183,6 +197,16 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
     const csvSeed = plant('OATH CSV seed', seed(), true);
     ok(await upload('/token/load/oath.csv', `OATHCSV1, ${csvSeed}, hotp, 6\n`, { type: 'oathcsv' }));
     serials.push('PSKCPLAIN', 'PSKCENC', 'OATHCSV1');
+    // A GnuPG private key imported with its passphrase, and an OATH CSV file encrypted to it.
+    await importGpgKey(
+      withCaller(s.rt, localOperator()),
+      gpg.armor,
+      plant('GnuPG key passphrase', gpg.passphrase),
+    );
+    const gpgSeed = plant('PGP-encrypted OATH CSV seed', seed(), true);
+    const encrypted = gpg.home.encrypt(`GPGCSV1, ${gpgSeed}, hotp, 6\n`, GPG_UID);
+    ok(await upload('/token/load/oath.csv.asc', encrypted, { type: 'oathcsv' }));
+    serials.push('GPGCSV1');
   }
 
   async function resolversAndConfig(): Promise<void> {

@@ -382,7 +382,7 @@ describe.each(testDialects())('/system on %s', (dialect) => {
       expect(text).toContain('__CENSORED__');
       expect(text).not.toContain('VerySecret');
       expect(text).toContain('PrependPin');
-      expect(text).toMatch(/^admin\s/m);
+      expect(text).toMatch(/^\| admin\s/m);
       expect(text).toContain('test-node');
       // An RST title is underlined by a line of the same length.
       expect(text).toMatch(/\nSystem configuration\n-{20}\n/);

@@ -59,6 +59,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const rt = await openRuntime(config, {
     logger: options.logger ?? pino({ level: 'silent' }),
     clock: options.clock,
+    metrics: true,
   });
   const adminPassword = (await ensureInitialAdmin(withCaller(rt, localOperator())))!;
   let server: RunningServer;

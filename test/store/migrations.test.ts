@@ -44,7 +44,9 @@ const ALL_MIGRATIONS = [
   '0016_radiusservers',
   '0017_events',
   '0018_periodictasks',
+  '0019_monitoring',
   '0020_caconnector',
+  '0021_gpgkeys',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -85,6 +87,8 @@ const TABLES = [
   'periodictask',
   'periodictask_option',
   'periodictask_lastrun',
+  'monitoringstats',
+  'gpgkey',
   'caconnector',
   'caconnectorconfig',
   'carevoked',
@@ -234,7 +238,9 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0016_radiusservers',
       '0017_events',
       '0018_periodictasks',
+      '0019_monitoring',
       '0020_caconnector',
+      '0021_gpgkeys',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },

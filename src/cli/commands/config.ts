@@ -1,5 +1,6 @@
 // `authsrv config`: the system configuration, as /system/ of the API.
 import { Command } from 'commander';
+import { documentation } from '../../core/documentation/index.ts';
 import { deleteConfig, getConfigValue, listConfig, setConfig, setDefaults } from '../../core/system/index.ts';
 import { ParameterError } from '../../errors.ts';
 import { assignments, printJson, printTable, runAudited, withContext } from '../common.ts';
@@ -11,7 +12,8 @@ export function configCommand(): Command {
     .addCommand(getCommand())
     .addCommand(setCommand())
     .addCommand(deleteCommand())
-    .addCommand(setDefaultCommand());
+    .addCommand(setDefaultCommand())
+    .addCommand(documentCommand());
 }
 
 function listCommand(): Command {
@@ -71,5 +73,15 @@ function setDefaultCommand(): Command {
       const action = { command: 'config set-default', detail: words.join(' ') };
       const r = await runAudited(cmd, action, (ctx) => setDefaults(ctx, params));
       for (const [k, v] of Object.entries(r)) console.log(`${k}: ${v}`);
+    });
+}
+
+function documentCommand(): Command {
+  return new Command('document')
+    .description(
+      'print the whole configuration as a reStructuredText document (GET /system/documentation), secrets censored',
+    )
+    .action(async (_o, cmd: Command) => {
+      process.stdout.write(await withContext(cmd, (ctx) => documentation(ctx)));
     });
 }

@@ -7,12 +7,14 @@ import type { Config } from '../../config/index.ts';
 import { startAuditRotation } from '../../core/audit/index.ts';
 import { ensureInitialAdmin } from '../../core/auth/index.ts';
 import { localOperator, type Runtime, withCaller } from '../../core/context.ts';
+import { clusterExposition, exposeToPrimary } from '../../core/metrics/index.ts';
 import { startScheduler } from '../../core/periodictask/index.ts';
 import { openRuntime } from '../../core/runtime.ts';
 import {
   announceListening,
   leaveCluster,
   refuseLockedKeyForWorkers,
+  refuseMetricsOnSharedPort,
   servingRole,
   startWorkers,
   workerCount,
@@ -59,7 +61,8 @@ export function serveCommand(): Command {
 
 /** The one-time start-up work: migrations and key check (in openRuntime), the first administrator. */
 async function openPrimary(config: Config, workers: number): Promise<Runtime> {
-  const rt = await openRuntime(config);
+  refuseMetricsOnSharedPort(config, workers);
+  const rt = await openRuntime(config, { metrics: true });
   try {
     refuseLockedKeyForWorkers(rt, workers);
     const password = await ensureInitialAdmin(withCaller(rt, localOperator()));
@@ -79,6 +82,21 @@ async function openPrimary(config: Config, workers: number): Promise<Runtime> {
   }
 }
 
+/**
+ * The listener of metrics.listen, if set, with a line saying where it is; `exposition` gives this
+ * process's metrics, or in a cluster's primary those of all workers.
+ */
+async function metricsListener(
+  rt: Runtime,
+  exposition: () => Promise<string>,
+): Promise<{ close(): Promise<void> } | undefined> {
+  if (!rt.metrics.enabled || !rt.config.metrics.listen) return undefined;
+  const { startMetricsListener } = await import('../../http/metrics.ts');
+  const listener = await startMetricsListener(rt, exposition);
+  console.log(`metrics on ${listener.url}`);
+  return listener;
+}
+
 function listeningLine(rt: Runtime, url: string, workers: number): string {
   const processes = workers > 1 ? `, ${workers} worker processes` : '';
   return `authsrv ${VERSION} listening on ${url} (node ${rt.node}, database ${rt.store.dialect}${processes})`;
@@ -89,6 +107,10 @@ async function runSingle(config: Config): Promise<void> {
   const { closeServing, startServer } = await import('../../http/server.ts');
   const rt = await openPrimary(config, 1);
   const server = await startServer(rt);
+  const metrics = await metricsListener(rt, () => rt.metrics.exposition()).catch(async (e) => {
+    await closeServing(rt, server);
+    throw e;
+  });
   console.log(listeningLine(rt, server.url, 1));
   recordServing(config.dataDir, server.url);
   const rotation = startAuditRotation(rt);
@@ -97,6 +119,7 @@ async function runSingle(config: Config): Promise<void> {
   rt.log.info({ signal }, 'shutting down');
   rotation.stop();
   await tasks.stop();
+  await metrics?.close();
   await closeServing(rt, server);
   forgetServing(config.dataDir);
 }
@@ -109,11 +132,12 @@ async function runSingle(config: Config): Promise<void> {
 async function runWorker(config: Config): Promise<void> {
   try {
     const { closeServing, startServer } = await import('../../http/server.ts');
-    const rt = await openRuntime(config, { migrate: false });
+    const rt = await openRuntime(config, { migrate: false, metrics: true });
     const server = await startServer(rt).catch(async (e) => {
       await rt.store.close();
       throw e;
     });
+    await exposeToPrimary(rt.metrics);
     announceListening(server.url);
     const signal = await stopSignal('ignore');
     rt.log.info({ signal }, 'worker shutting down');
@@ -129,6 +153,11 @@ async function runPrimary(config: Config, count: number): Promise<void> {
     await rt.store.close();
     throw e;
   });
+  const metrics = await metricsListener(rt, clusterExposition).catch(async (e) => {
+    await workers.stop('SIGTERM');
+    await rt.store.close();
+    throw e;
+  });
   console.log(listeningLine(rt, workers.url, count));
   recordServing(config.dataDir, workers.url);
   const rotation = startAuditRotation(rt);
@@ -138,6 +167,7 @@ async function runPrimary(config: Config, count: number): Promise<void> {
   rt.log.info({ signal }, 'shutting down');
   rotation.stop();
   await tasks.stop();
+  await metrics?.close();
   await workers.stop(signal);
   await rt.store.close();
   forgetServing(config.dataDir);

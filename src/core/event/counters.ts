@@ -1,6 +1,6 @@
 // The named event counters of the Counter handler module (`eventcounter`): each change is one
 // statement that creates the row or moves its value, so concurrent requests lose no step.
-import { type RawBuilder, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { EventCounters } from '../../event-handlers/index.ts';
 import { type Database, runTransaction } from '../../store/index.ts';
 import type { Runtime } from '../context.ts';
@@ -58,4 +58,27 @@ export async function eventCounterValues(rt: Runtime): Promise<Record<string, nu
     .orderBy('name')
     .execute();
   return Object.fromEntries(rows.map((r) => [r.name, Number(r.value)]));
+}
+
+/**
+ * The value of one counter (undefined when no Counter action created it), read in `db` (a
+ * transaction of the caller's). With `reset`, the counter is moved back by the value read rather
+ * than set to 0: a step a concurrent request takes between the read and the reset is kept for the
+ * next read instead of being lost.
+ */
+export async function readEventCounter(
+  db: Kysely<Database>,
+  name: string,
+  options: { reset: boolean },
+): Promise<number | undefined> {
+  const row = await db.selectFrom('eventcounter').select('value').where('name', '=', name).executeTakeFirst();
+  if (row === undefined) return undefined;
+  const value = Number(row.value);
+  if (options.reset && value !== 0)
+    await db
+      .updateTable('eventcounter')
+      .set({ value: sql<number>`${sql.ref('value')} - ${value}` })
+      .where('name', '=', name)
+      .execute();
+  return value;
 }

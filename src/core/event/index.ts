@@ -7,7 +7,7 @@ export type {
   ResponseBody,
   ResponseValue,
 } from '../../event-handlers/index.ts';
-export { eventCounterValues } from './counters.ts';
+export { eventCounterValues, readEventCounter } from './counters.ts';
 export {
   deleteEventDefinition,
   type EventDefinition,

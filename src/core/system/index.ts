@@ -1,5 +1,5 @@
 // The system configuration (/system/ setConfig and friends), random key material, the security
-// module's state, the GnuPG public keys and the node's health (ready to serve or not).
+// module's state and the node's health (ready to serve or not).
 export {
   CENSORED,
   type ConfigEntry,
@@ -14,4 +14,4 @@ export {
   setDefaults,
 } from './config.ts';
 export { health, isReady } from './health.ts';
-export { gpgKeys, hsmProtect, hsmState, hsmStatus, hsmUnlock, randomKey } from './system.ts';
+export { hsmProtect, hsmState, hsmStatus, hsmUnlock, randomKey } from './system.ts';

@@ -1,8 +1,5 @@
-// The rest of /system: random key material, the security module status and the GnuPG public keys.
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { promisify } from 'node:util';
-import { ConfigAdminError, HsmError, ParameterError } from '../../errors.ts';
+// The rest of /system: random key material and the security module status.
+import { HsmError, ParameterError } from '../../errors.ts';
 import type { Context, Runtime } from '../context.ts';
 
 const MAX_RANDOM_BYTES = 1024;
@@ -42,39 +39,4 @@ export function hsmUnlock(ctx: Context, password: string | undefined): { is_read
   if (!password) throw ParameterError.missing('password');
   ctx.hsm.unlock(password);
   return hsmStatus(ctx);
-}
-
-const run = promisify(execFile);
-
-export interface GpgKey {
-  armor: string;
-  fingerprint: string;
-}
-
-/** The public keys of the configured GnuPG home, keyed by long key id; empty when none is set. */
-export async function gpgKeys(ctx: Context): Promise<Record<string, GpgKey>> {
-  const home = ctx.config.security.gnupgHome;
-  if (home === '' || !existsSync(home)) return {};
-  const gpg = async (...args: string[]) => {
-    try {
-      return (await run('gpg', ['--homedir', home, '--batch', '--no-tty', ...args], { maxBuffer: 16 << 20 }))
-        .stdout;
-    } catch (e) {
-      throw new ConfigAdminError(
-        `Cannot read the GnuPG keys in ${home}: ${(e as Error).message.split('\n')[0]}`,
-      );
-    }
-  };
-  const listing = await gpg('--with-colons', '--fingerprint', '--list-keys');
-  const out: Record<string, GpgKey> = {};
-  let keyid: string | undefined;
-  for (const line of listing.split('\n')) {
-    const f = line.split(':');
-    if (f[0] === 'pub') keyid = f[4];
-    else if (f[0] === 'fpr' && keyid && f[9]) {
-      out[keyid] = { fingerprint: f[9], armor: await gpg('--armor', '--export', f[9]) };
-      keyid = undefined;
-    }
-  }
-  return out;
 }

@@ -15,6 +15,7 @@ export {
 } from './attributes.ts';
 export { deleteExpiredChallenges, listChallenges } from './challenges.ts';
 export { copyPin, copyUser } from './copy.ts';
+export { countTokenOwners, countTokens, type TokenCountFilter } from './counts.ts';
 export { tokensCsv } from './csv.ts';
 export { initToken, requestedTokenType } from './enroll.ts';
 export { checkTokenLimits } from './enrollment-limits.ts';

@@ -54,6 +54,7 @@ export async function createChallenge(rt: Runtime, c: NewChallenge): Promise<Cha
     otp_valid: 0,
   };
   await rt.store.db.insertInto('challenge').values(row).execute();
+  rt.metrics.challenge(c.type);
   return { id: 0, ...row };
 }
 

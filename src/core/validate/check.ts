@@ -2,10 +2,10 @@
 // serial, the client application recorded, the policies of the request, the post-policies. The
 // user path is user-path.ts, the algorithm check-token-list.ts, the policy rules policies.ts; the
 // front ends only map parameters and render the result.
-import { ParameterError } from '../../errors.ts';
+import { ParameterError, ThrottledError } from '../../errors.ts';
 import type { PolicySet } from '../../policy/index.ts';
 import { type ClientSeen, recordClient } from '../client/index.ts';
-import type { Runtime } from '../context.ts';
+import type { LoginResult, Runtime } from '../context.ts';
 import { findUser, type ResolvedUser, requireUser } from '../directory/index.ts';
 import { compiledPolicies } from '../policy/index.ts';
 import { accountOf, serialAccount, type ThrottleVerdict, throttled } from '../throttle/index.ts';
@@ -15,7 +15,7 @@ import { autoassign } from './autoassign.ts';
 import { pollTransaction } from './challenge-store.ts';
 import { checkTokenList } from './check-token-list.ts';
 import { type CheckProgress, hiddenFailure, hidesOutcome, NOT_THE_USERS_TOKEN } from './enumeration.ts';
-import { answerOf } from './outcome.ts';
+import { answerOf, type CheckAnswer } from './outcome.ts';
 import { RequestPolicies, requireApiKey, type Who } from './policies.ts';
 import { postProcess } from './post-process.ts';
 import {
@@ -65,11 +65,27 @@ export async function clientCheck(
   } catch (e) {
     rt.log.warn({ err: e }, 'client application could not be recorded');
   }
-  const input = { ...request(), client: seen.ip };
-  // A malformed request (an overlong pass) is refused before the throttling, and counts for nothing.
-  checkRequestParams(input);
-  return throttled(rt, checkAttempt(input), () => check(rt, input), checkVerdict);
+  let res: CheckResult;
+  try {
+    const input = { ...request(), client: seen.ip };
+    // A malformed request (an overlong pass) is refused before the throttling, and counts for nothing there.
+    checkRequestParams(input);
+    res = await throttled(rt, checkAttempt(input), () => check(rt, input), checkVerdict);
+  } catch (e) {
+    rt.metrics.login(e instanceof ThrottledError ? 'throttled' : 'error', '');
+    throw e;
+  }
+  rt.metrics.login(LOGIN_RESULT[answerOf(res)], res.audit.tokenType);
+  return res;
 }
+
+/** The metrics' name of an answer. */
+const LOGIN_RESULT: Readonly<Record<CheckAnswer, LoginResult>> = {
+  ACCEPT: 'accept',
+  REJECT: 'reject',
+  CHALLENGE: 'challenge',
+  DECLINED: 'declined',
+};
 
 /** Whom a check tries, for the throttling: the user (login@realm), else the serial. */
 function checkAttempt(input: CheckInput) {

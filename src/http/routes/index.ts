@@ -11,6 +11,7 @@ export { eventRoutes } from './event.ts';
 export { healthRoutes } from './healthz.ts';
 export { machineRoutes } from './machine.ts';
 export { machineresolverRoutes } from './machineresolver.ts';
+export { monitoringRoutes } from './monitoring.ts';
 export { periodictaskRoutes } from './periodictask.ts';
 export { policyRoutes } from './policy.ts';
 export { radiusserverRoutes } from './radiusserver.ts';

@@ -3,12 +3,12 @@
 // types' tests of their configuration (/system/test/<tokentype>).
 import { caConnectorNames } from '../../core/caconnector/index.ts';
 import { documentation } from '../../core/documentation/index.ts';
+import { gpgKeys } from '../../core/gpg/index.ts';
 import { radiusServerNames } from '../../core/radiusserver/index.ts';
 import {
   type ConfigEntry,
   deleteConfig,
   getConfigValue,
-  gpgKeys,
   hsmStatus,
   hsmUnlock,
   listConfig,

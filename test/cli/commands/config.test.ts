@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_USER, type CliEnv, cliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
 import { cliDialects } from '../../helpers/dialects.ts';
+import { htmlText, renderRst } from '../../helpers/docutils.ts';
 
 describe.each(cliDialects())('authsrv config on %s', (dialect) => {
   let c: CliEnv;
@@ -161,5 +162,27 @@ describe.each(cliDialects())('authsrv config on %s', (dialect) => {
       'CLI admin add',
     ]);
     expect(rows.map((r) => r.success)).toEqual([1, 1, 0, 1, 1]);
+  });
+});
+
+describe.each(cliDialects())('authsrv config document on %s', (dialect) => {
+  let c: CliEnv;
+  beforeEach(async () => {
+    c = await cliEnv(dialect);
+  });
+  afterEach(async () => c?.close());
+
+  it('prints the reStructuredText document of GET /system/documentation, secrets censored', async () => {
+    await c.run(['config', 'set', 'email.password', 'Cli-Doc-Secret-9', '--type', 'password']);
+    await c.run(['config', 'set', 'note', '.. include:: /etc/passwd *x*']);
+    const r = await c.run(['config', 'document']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^=+\nauthsrv configuration of node cli-node\n=+\n/);
+    expect(r.stdout).not.toContain('Cli-Doc-Secret-9');
+    expect(r.stdout).toContain('__CENSORED__');
+    const html = renderRst(r.stdout);
+    expect(htmlText(html)).toContain('.. include:: /etc/passwd *x*');
+    expect(html).not.toMatch(/system-message|<em>/);
   });
 });

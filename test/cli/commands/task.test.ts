@@ -113,6 +113,8 @@ describe.each(cliDialects())('authsrv task on %s', (dialect) => {
   it('lists the modules with their options', async () => {
     const modules = await json(['task', 'modules']);
     expect(Object.keys(modules)).toEqual([
+      'EventCounter',
+      'SimpleStats',
       'ChallengeCleanup',
       'AuditRotation',
       'InactiveTokenSweep',

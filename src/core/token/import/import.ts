@@ -1,4 +1,5 @@
-// POST /token/load (reference 3.5): parsed token files become hardware tokens. As in privacyIDEA, a
+// POST /token/load (reference 3.5): parsed token files (decrypted first when PGP-encrypted to an
+// imported GnuPG key) become hardware tokens. As in privacyIDEA, a
 // file that cannot be read at all is an error; within a readable file each token is counted as
 // imported or not imported, and the reason for each one not imported is logged and returned.
 import { sql } from 'kysely';
@@ -8,6 +9,7 @@ import type { TypeSettings } from '../../../tokens/index.ts';
 import { allow, grantedRealms } from '../../access/index.ts';
 import type { Context } from '../../context.ts';
 import { realmExists } from '../../directory/index.ts';
+import { decryptTokenFile } from '../../gpg/index.ts';
 import { typeSettings } from '../settings.ts';
 import { findToken, type NewToken } from '../store/index.ts';
 import { checkBatch } from './check.ts';
@@ -104,7 +106,8 @@ export async function importTokens(ctx: Context, req: ImportRequest): Promise<Im
   for (const r of realms) {
     if (!(await realmExists(ctx, r))) throw new ParameterError(`The realm '${r}' does not exist.`);
   }
-  const parsed = await parseTokenFile(req);
+  // A file PGP-encrypted to an imported GnuPG key is decrypted first (reference 8.1, GPGImport).
+  const parsed = await parseTokenFile({ ...req, content: await decryptTokenFile(ctx, req.content) });
   const settings = await typeSettings(ctx);
   const result: ImportResult = {
     n_imported: 0,

@@ -46,8 +46,9 @@ export async function parseTokenFile(req: ImportRequest): Promise<ParsedFile> {
       `Unknown file type: '${req.type}'. Supported file types are: ${KNOWN_FILE_TYPES.join(', ')}`,
     );
   }
+  // importTokens decrypts a PGP message first; a message inside it is not decrypted again.
   if (req.content.startsWith('-----BEGIN PGP MESSAGE-----')) {
-    throw fileError(kind, 'PGP-encrypted files are not supported: decrypt the file first');
+    throw fileError(kind, 'the decrypted file is PGP-encrypted once more; decrypt it first');
   }
   if (req.psk && !/^[0-9a-fA-F]{32}$/.test(req.psk)) {
     throw new TokenAdminError(

@@ -100,6 +100,7 @@ export async function incFailcount(rt: Runtime, t: LoadedToken, now: Date): Prom
     if (!after) return;
   }
   if (after && after.failcount >= after.maxfail) {
+    rt.metrics.lockout(t.type.type);
     await setTokenInfoRacing(rt, t.row.id, { failcounter_exceeded: formatMinute(now) });
   }
 }
