@@ -23,6 +23,7 @@ const BEHIND_CORE = [
   'src/policy',
   'src/event-handlers',
   'src/task-modules',
+  'src/ca-types',
 ];
 
 /** Every folder of src/ but the one named: for the folders at the bottom, which import none. */
@@ -43,6 +44,7 @@ const ALL_FOLDERS = [
   'src/files',
   'src/radius-packet',
   'src/event-handlers',
+  'src/ca-types',
 ];
 const allBut = (folder: string) => ALL_FOLDERS.filter((f) => f !== folder);
 
@@ -51,7 +53,7 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   'src/core': ['src/cli', 'src/http'],
   'src/http': ['src/cli', ...BEHIND_CORE],
   'src/cli': BEHIND_CORE,
-  'src/tokens': ['src/core', 'src/cli', 'src/http', 'src/gateways'],
+  'src/tokens': ['src/core', 'src/cli', 'src/http', 'src/gateways', 'src/ca-types'],
   'src/resolvers': ['src/core', 'src/cli', 'src/http', 'src/machine-resolvers'],
   // Machine resolvers build on the user stores' settings and LDAP connections, never the reverse.
   'src/machine-resolvers': ['src/core', 'src/cli', 'src/http'],
@@ -66,6 +68,8 @@ export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
   // Task modules do their work through core's resources (audit, token) and the store; core's
   // periodictask resource finds them in their registry.
   'src/task-modules': ['src/cli', 'src/http'],
+  // CA types read their files through the rule core lends them and never reach the store.
+  'src/ca-types': ['src/core', 'src/cli', 'src/http', 'src/store', 'src/tokens'],
   'src/crypto': ['src/core', 'src/cli', 'src/http'],
   'src/store': ['src/core', 'src/cli', 'src/http'],
   'src/config': ['src/core', 'src/cli', 'src/http'],
@@ -83,7 +87,7 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['system', 'policy', 'client', 'metrics', 'monitoring'],
   ['plugin-settings', 'smtpserver', 'gpg'],
   ['directory'],
-  ['access', 'resolver', 'throttle', 'machineresolver', 'smsgateway'],
+  ['access', 'resolver', 'throttle', 'machineresolver', 'smsgateway', 'caconnector'],
   ['realm', 'user', 'audit', 'token'],
   ['serviceid', 'radiusserver'],
   ['machine'],

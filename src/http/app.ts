@@ -19,6 +19,7 @@ import { routeTable } from './route.ts';
 import {
   auditRoutes,
   authRoutes,
+  caconnectorRoutes,
   clientRoutes,
   eventRoutes,
   healthRoutes,
@@ -59,6 +60,7 @@ export function apiRouter(rt: Runtime): Router {
     serviceidRoutes,
     smsgatewayRoutes,
     radiusserverRoutes,
+    caconnectorRoutes,
     periodictaskRoutes,
     monitoringRoutes,
     machineresolverRoutes,

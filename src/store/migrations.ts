@@ -600,6 +600,34 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // CA connectors (issue 21, /caconnector/, reference 8.5): the connector and its configuration
+  // (privacyIDEA's caconnector and caconnectorconfig; password-typed values sealed), and the
+  // certificates each connector revoked, from which its CRL is made.
+  '0020_caconnector': {
+    async up(db, dialect) {
+      const id = (t: ReturnType<typeof createTable>) =>
+        t.addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        );
+      await id(createTable(db, dialect, 'caconnector'))
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('catype', 'varchar(255)', (c) => c.notNull())
+        .execute();
+      await id(createTable(db, dialect, 'caconnectorconfig'))
+        .addColumn('caconnector_id', 'integer', (c) => c.notNull())
+        .addColumn('key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('sealed', 'integer', (c) => c.notNull())
+        .addUniqueConstraint('caconnectorconfig_key', ['caconnector_id', 'key'])
+        .execute();
+      await id(createTable(db, dialect, 'carevoked'))
+        .addColumn('caconnector_id', 'integer', (c) => c.notNull())
+        .addColumn('serial', 'varchar(64)', (c) => c.notNull())
+        .addColumn('revoked_at', 'varchar(32)', (c) => c.notNull())
+        .addUniqueConstraint('carevoked_serial', ['caconnector_id', 'serial'])
+        .execute();
+    },
+  },
   // GnuPG private keys that decrypt PGP-encrypted token files (issue 21, /token/load): the key id,
   // fingerprint and user ids in clear, the public key's ASCII armor, and the private key (its
   // passphrase removed) sealed by the security module.

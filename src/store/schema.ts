@@ -335,6 +335,30 @@ export interface PeriodicTaskOptionTable {
   value: string;
 }
 
+/** A CA connector (/caconnector/, reference 8.5). */
+export interface CaConnectorTable {
+  id: Generated<number>;
+  name: string;
+  catype: string;
+}
+
+/** One configuration key of a CA connector; sealed values are encrypted. */
+export interface CaConnectorConfigTable {
+  id: Generated<number>;
+  caconnector_id: number;
+  key: string;
+  value: string;
+  sealed: number;
+}
+
+/** A certificate a CA connector revoked: upper-case hex serial, ISO-8601 UTC time. */
+export interface CaRevokedTable {
+  id: Generated<number>;
+  caconnector_id: number;
+  serial: string;
+  revoked_at: string;
+}
+
 /** A node's last run of a task (ISO-8601 UTC); `running_since` '' when no run is under way. */
 export interface PeriodicTaskLastRunTable {
   id: Generated<number>;
@@ -445,4 +469,7 @@ export interface Database {
   periodictask_lastrun: PeriodicTaskLastRunTable;
   monitoringstats: MonitoringStatsTable;
   gpgkey: GpgKeyTable;
+  caconnector: CaConnectorTable;
+  caconnectorconfig: CaConnectorConfigTable;
+  carevoked: CaRevokedTable;
 }

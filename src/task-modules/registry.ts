@@ -4,6 +4,7 @@
 import { ParameterError } from '../errors.ts';
 import { auditRotation } from './audit-rotation.ts';
 import { challengeCleanup } from './challenge-cleanup.ts';
+import { crlRefresh } from './crl-refresh.ts';
 import { eventCounter } from './event-counter.ts';
 import { inactiveTokenSweep } from './inactive-token-sweep.ts';
 import { simpleStats } from './simple-stats.ts';
@@ -15,6 +16,7 @@ const MODULES: readonly TaskModule[] = [
   challengeCleanup,
   auditRotation,
   inactiveTokenSweep,
+  crlRefresh,
 ];
 
 export function taskModuleNames(): string[] {

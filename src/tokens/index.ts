@@ -3,6 +3,7 @@ export { type Eyes, missingEyes, newEyes, parseEyes, requirementsOf, separatorOf
 export { isHashlib } from './oath.ts';
 export { defaultTokenType, findTokenType, lostTokenType, tokenTypes } from './registry.ts';
 export {
+  type CertificateAuthorities,
   ChallengeDeliveryError,
   type ChallengeSpec,
   type Enrollment,

@@ -3,6 +3,7 @@
 // nothing is registered as a side effect of loading this module.
 import { ERR, TokenAdminError } from '../errors.ts';
 import { ApplspecType } from './applspec.ts';
+import { CertificateType } from './certificate.ts';
 import { DaypasswordType } from './daypassword.ts';
 import { EmailType } from './email.ts';
 import { FourEyesType } from './four-eyes.ts';
@@ -40,6 +41,7 @@ const TYPES: readonly TokenType[] = [
   new EmailType(),
   new SmsType(),
   new RadiusType(),
+  new CertificateType(),
 ];
 
 /** privacyIDEA's aliases: `hmac` is hotp. */

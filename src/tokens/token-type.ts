@@ -119,6 +119,31 @@ export interface TypeSettings {
   get(key: string): string | undefined;
 }
 
+/** A certificate to issue: for a PEM CSR, or for a key the CA generates (PKCS#12 with `password`). */
+export interface CertificateRequest {
+  /** The CA connector's name. */
+  ca: string;
+  template?: string | undefined;
+  csr?: string | undefined;
+  generate?: { subject: string; password: string } | undefined;
+}
+
+export interface IssuedCertificate {
+  /** PEM. */
+  certificate: string;
+  /** Upper-case hex serial number. */
+  serial: string;
+  /** DER of the PKCS#12 bundle of a generated key; the key itself is kept nowhere. */
+  pkcs12?: Buffer;
+}
+
+/** What core lends a type that holds certificates: the CA connectors (/caconnector/) by name. */
+export interface CertificateAuthorities {
+  issue(req: CertificateRequest): Promise<IssuedCertificate>;
+  /** Records the certificate as revoked by the connector and writes its CRL again. */
+  revoke(ca: string, serial: string): Promise<void>;
+}
+
 export interface EnrollRequest {
   serial: string;
   /** The request parameters (strings). */
@@ -137,6 +162,8 @@ export interface EnrollRequest {
   policy?: ((action: string) => string | undefined) | undefined;
   /** Where generated secrets, passwords and TANs are drawn from; node:crypto's when absent. */
   random?: TypeRandom | undefined;
+  /** The CA connectors, for a type that holds a certificate. */
+  ca?: CertificateAuthorities | undefined;
 }
 
 /** What enrollment produces. */
@@ -400,6 +427,12 @@ export abstract class TokenType {
   ): Promise<{ value: boolean; description: string }> {
     return { value: false, description: 'Not implemented' };
   }
+
+  /**
+   * What revoking the token means beyond the token itself (POST /token/revoke), after the token is
+   * revoked: a certificate token has its certificate revoked by its CA. Default: nothing.
+   */
+  async revoked(_token: TokenState, _ca: CertificateAuthorities): Promise<void> {}
 
   /** The `enroll<TYPE>` action name. */
   get enrollAction(): string {

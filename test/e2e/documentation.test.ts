@@ -4,6 +4,7 @@
 // in each, and values that are markup in reStructuredText. The document is a text/plain
 // attachment that Debian's docutils renders without a warning, names every object, shows the
 // markup as text and holds none of the secrets; the right system_documentation; an audit row.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Context, localOperator, withCaller } from '../../src/core/context.ts';
 import { importGpgKey } from '../../src/core/gpg/index.ts';
@@ -12,6 +13,7 @@ import { testDialects } from '../helpers/dialects.ts';
 import { htmlText, renderRst } from '../helpers/docutils.ts';
 import { gnupgHome } from '../helpers/gnupg.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { makeTestCa, openssl } from '../helpers/test-ca.ts';
 import { expectServiceError, jsonCall, ok, writePasswdFile } from '../helpers/user-stores.ts';
 
 const SECRETS = {
@@ -22,6 +24,7 @@ const SECRETS = {
   sms: 'SmsSecret-5',
   header: 'HdrSecret-6',
   radius: 'RadSecret-7',
+  cakey: 'CaKeySecret-8',
 };
 const NASTY = '*not bold* `not code` |not sub| _target trailing_ [1]_ :role:`x`';
 const DIRECTIVE = '.. include:: /etc/passwd';
@@ -100,6 +103,16 @@ describe.each(testDialects())('GET /system/documentation on %s', (dialect) => {
       'header.X-Api-Secret': SECRETS.header,
     });
     await post('/radiusserver/rad1', { server: 'radius.example.org', secret: SECRETS.radius });
+    const ca = makeTestCa(s.dataDir);
+    const cakey = join(ca.dir, 'doc-key.pem');
+    openssl(['pkey', '-in', ca.cakey, '-aes256', '-passout', `pass:${SECRETS.cakey}`, '-out', cakey]);
+    await post('/caconnector/localca', {
+      type: 'local',
+      cacert: ca.cacert,
+      cakey,
+      password: SECRETS.cakey,
+      templates: ca.templates,
+    });
     await post('/event', {
       name: 'log `it`',
       event: 'token_init',
@@ -175,6 +188,8 @@ describe.each(testDialects())('GET /system/documentation on %s', (dialect) => {
       'sms1',
       'https://sms.example.org/send',
       'radius.example.org',
+      'localca',
+      'vpn, webserver',
       'log `it`',
       'event *{action}* for |{serial}|',
       'ChallengeCleanup',

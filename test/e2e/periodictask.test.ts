@@ -54,6 +54,7 @@ describe.each(testDialects())('periodic tasks over HTTP on %s', (dialect) => {
       'ChallengeCleanup',
       'AuditRotation',
       'InactiveTokenSweep',
+      'CRLRefresh',
     ]);
     expect(ok(await s.call('GET', '/periodictask/options/InactiveTokenSweep', {}, admin))).toEqual({
       days: { type: 'int', required: true, description: expect.any(String) },

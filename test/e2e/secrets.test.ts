@@ -4,7 +4,8 @@
 // the seeds of imported files and the key that encrypts them (and of a PGP-encrypted file, with
 // the passphrase of the GnuPG key that opens it), resolver passwords (LDAP BINDPW, SQL
 // Password, SCIM Secret), SMS gateway secrets (PASSWORD, *SECRET* options, the Authorization
-// header), RADIUS server secrets and the passwords forwarded to them, password-typed
+// header), RADIUS server secrets and the passwords forwarded to them, a CA connector's key password
+// and the password of a generated PKCS#12, password-typed
 // configuration entries, a user's password in an editable
 // user store, the administrator's password, the server's own keys — and then looked for in every
 // form (clear, hex, base32, base64; test/helpers/secret-trap.ts) in the database (every table's rows
@@ -28,6 +29,7 @@ import { type ApiRoute, apiRoutes } from '../helpers/routes.ts';
 import { leakedSecrets, type PlantedSecret } from '../helpers/secret-trap.ts';
 import { type ApiResponse, startTestServer, type TestServer } from '../helpers/server.ts';
 import { ed25519PublicKey } from '../helpers/ssh-keys.ts';
+import { makeTestCa, openssl } from '../helpers/test-ca.ts';
 import { pskcFile } from '../helpers/token-files.ts';
 import { ok, SQL_MAP, userToken, writeSqliteUsers } from '../helpers/user-stores.ts';
 
@@ -396,6 +398,24 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
       serial: String(rad.serial),
       pass: plant('RADIUS pass', distinct('radpass')),
     });
+    // A CA connector whose key is encrypted with a password, and a certificate token whose
+    // generated key comes back in a PKCS#12 protected by a given password (stored nowhere).
+    const ca = makeTestCa(s.dataDir);
+    const caPassword = plant('CA key password', distinct('capw'));
+    const caKey = join(ca.dir, 'secret-key.pem');
+    openssl(['pkey', '-in', ca.cakey, '-aes256', '-passout', `pass:${caPassword}`, '-out', caKey]);
+    ok(
+      await s.call(
+        'POST',
+        '/caconnector/ca1',
+        { type: 'local', cacert: ca.cacert, cakey: caKey, password: caPassword, CRL: ca.crl },
+        admin,
+      ),
+    );
+    const p12 = plant('PKCS#12 password', distinct('p12pw'));
+    expect(
+      (await init({ type: 'certificate', ca: 'ca1', genkey: '1', pkcs12_password: p12 })).serial,
+    ).toMatch(/^CRT/);
     // The machine listing fails on the directory where nothing listens, and logs nothing secret.
     await s.call('GET', '/machine/', {}, admin);
     // An SSH key attached for a service ID: GET /machine/token and /machine/authitem list it below.
@@ -474,7 +494,7 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
       resolver: ['ldap1', 'sql1', 'scim1', 'realm1-res', 'mldap1'],
       realm: ['realm1', 'sqlrealm', 'ldaprealm'],
       key: ['smtp.password', 'radius.secret'],
-      name: ['none'],
+      name: ['none', 'ca1'],
       csvfile: ['audit.csv'],
       export: ['policies.cfg'],
       scope: ['admin', 'enrollment', 'authentication'],

@@ -45,6 +45,7 @@ const ALL_MIGRATIONS = [
   '0017_events',
   '0018_periodictasks',
   '0019_monitoring',
+  '0020_caconnector',
   '0021_gpgkeys',
 ];
 
@@ -88,6 +89,9 @@ const TABLES = [
   'periodictask_lastrun',
   'monitoringstats',
   'gpgkey',
+  'caconnector',
+  'caconnectorconfig',
+  'carevoked',
 ];
 const silent = pino({ level: 'silent' });
 
@@ -235,6 +239,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0017_events',
       '0018_periodictasks',
       '0019_monitoring',
+      '0020_caconnector',
       '0021_gpgkeys',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([

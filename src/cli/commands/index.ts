@@ -7,6 +7,7 @@
 export { adminCommand } from './admin.ts';
 export { auditCommand } from './audit.ts';
 export { authitemCommand } from './authitem.ts';
+export { caconnectorCommand } from './caconnector.ts';
 export { clientCommand } from './client.ts';
 export { configCommand } from './config.ts';
 export { dbCommand } from './db.ts';

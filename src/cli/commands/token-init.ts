@@ -1,6 +1,6 @@
 // `authsrv token init`: enrolls a token (or re-keys one of the same type), as POST /token/init.
 // The PIN comes from standard input, never from the command line; the key is never audited.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { initToken } from '../../core/token/index.ts';
@@ -24,6 +24,10 @@ interface InitOptions {
   phone?: string;
   dynamicPhone?: boolean;
   smsIdentifier?: string;
+  ca?: string;
+  template?: string;
+  csr?: string;
+  pkcs12Out?: string;
   json?: boolean;
   /** false with --no-qr */
   qr: boolean;
@@ -52,11 +56,19 @@ export function tokenInitCommand(): Command {
       '--sms-identifier <gateway>',
       'sms: the SMS gateway of the token (default: config sms.identifier)',
     )
+    .option('--ca <name>', 'certificate: the CA connector that issues the certificate')
+    .option('--template <name>', "certificate: the CA connector's template")
+    .option('--csr <file>', 'certificate: the PEM certificate signing request (or --genkey)')
+    .option(
+      '--pkcs12-out <file>',
+      'certificate with --genkey: write the PKCS#12 bundle there (mode 0600, a new file)',
+    )
     .option('--json', 'print JSON (without QR images)')
     .option('--no-qr', 'do not draw the QR code of the otpauth URI in the terminal')
     .option('--qr-png <file>', 'also write the QR code as a PNG image (mode 0600, a new file)')
     .action(async (o: InitOptions, cmd: Command) => {
-      if (o.qrPng !== undefined) checkNewFile(o.qrPng);
+      if (o.qrPng !== undefined) checkNewFile(o.qrPng, '--qr-png');
+      if (o.pkcs12Out !== undefined) checkNewFile(o.pkcs12Out, '--pkcs12-out');
       const pin = o.pinStdin ? await readStdinLine() : undefined;
       const params = initParams(o, pin);
       const action = {
@@ -76,6 +88,8 @@ export function tokenInitCommand(): Command {
       );
       const uri = otpauthUri(detail);
       if (uri !== undefined && o.qrPng !== undefined) writeQrPng(uri, o.qrPng);
+      if (typeof detail.pkcs12 === 'string' && o.pkcs12Out !== undefined)
+        writeFileSync(o.pkcs12Out, Buffer.from(detail.pkcs12, 'base64'), { mode: 0o600, flag: 'wx' });
       if (o.json) return printJson(withoutImages(detail));
       printEnrollment(serial, detail);
       if (uri !== undefined && o.qr)
@@ -84,10 +98,19 @@ export function tokenInitCommand(): Command {
 }
 
 /** Refused before the token is enrolled, so that a bad file name leaves no token without its QR. */
-function checkNewFile(file: string): void {
-  if (existsSync(file)) throw new ParameterError(`--qr-png: ${file} exists; give the name of a new file`);
+function checkNewFile(file: string, option: string): void {
+  if (existsSync(file)) throw new ParameterError(`${option}: ${file} exists; give the name of a new file`);
   if (!existsSync(dirname(file)))
-    throw new ParameterError(`--qr-png: the directory ${dirname(file)} does not exist`);
+    throw new ParameterError(`${option}: the directory ${dirname(file)} does not exist`);
+}
+
+/** The CSR file of --csr, read by the operator's CLI (it is the operator's own input). */
+function csrFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ParameterError(`--csr: ${file} can not be read (${(e as NodeJS.ErrnoException).code ?? e})`);
+  }
 }
 
 function otpauthUri(detail: Record<string, unknown>): string | undefined {
@@ -112,6 +135,10 @@ function initParams(o: InitOptions, pin: string | undefined): Record<string, str
   if (o.phone !== undefined) p.phone = o.phone;
   if (o.dynamicPhone) p.dynamic_phone = '1';
   if (o.smsIdentifier !== undefined) p['sms.identifier'] = o.smsIdentifier;
+  notBoth(o.csr !== undefined, o.genkey, '--csr', '--genkey');
+  if (o.ca !== undefined) p.ca = o.ca;
+  if (o.template !== undefined) p.template = o.template;
+  if (o.csr !== undefined) p.request = csrFile(o.csr);
   if (pin !== undefined) p.pin = pin;
   return p;
 }
@@ -130,6 +157,9 @@ function initDetail(o: InitOptions): string {
   if (o.phone) words.push(`--phone ${o.phone}`);
   if (o.dynamicPhone) words.push('--dynamic-phone');
   if (o.smsIdentifier) words.push(`--sms-identifier ${o.smsIdentifier}`);
+  if (o.ca) words.push(`--ca ${o.ca}`);
+  if (o.template) words.push(`--template ${o.template}`);
+  if (o.csr) words.push(`--csr ${o.csr}`);
   return words.join(' ');
 }
 
@@ -141,6 +171,8 @@ function printEnrollment(serial: string, detail: Record<string, unknown>): void 
   if (typeof detail.password === 'string') console.log(`password: ${detail.password}`);
   if (typeof detail.registrationcode === 'string')
     console.log(`registration code: ${detail.registrationcode}`);
+  if (typeof detail.pkcs12_password === 'string') console.log(`PKCS#12 password: ${detail.pkcs12_password}`);
+  if (typeof detail.certificate === 'string') process.stdout.write(detail.certificate.replace(/\n?$/, '\n'));
 }
 
 /** The enrollment detail without QR images (PNG data URIs are no use on a terminal). */

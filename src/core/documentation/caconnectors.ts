@@ -1,9 +1,7 @@
-// The CA connectors of the document. /caconnector/ is built on its own branch; until it is merged
-// there are none to list. Wiring it: return its list here, e.g.
-//   return (await listCaConnectors(ctx)).map((c) => ({ name: c.connectorname, type: c.type,
-//     data: c.data, templates: Object.keys(c.templates ?? {}) }));
-// and add 'caconnector' to a CORE_LAYERS layer below 'documentation'. The document censors the
-// key password (and any other secret-named setting) itself.
+// The CA connectors of the document: each connector's type, configuration (the key password
+// censored by /caconnector/ already; the document censors any other secret-named setting itself)
+// and the names of its templates.
+import { listCaConnectors } from '../caconnector/index.ts';
 import type { Context } from '../context.ts';
 
 export interface DocumentedCaConnector {
@@ -13,6 +11,11 @@ export interface DocumentedCaConnector {
   templates: string[];
 }
 
-export async function caConnectorsOf(_ctx: Context): Promise<DocumentedCaConnector[]> {
-  return [];
+export async function caConnectorsOf(ctx: Context): Promise<DocumentedCaConnector[]> {
+  return (await listCaConnectors(ctx)).map((c) => ({
+    name: c.connectorname,
+    type: c.type,
+    data: c.data,
+    templates: Object.keys(c.templates),
+  }));
 }

@@ -17,6 +17,7 @@ import {
   type TypeSettings,
 } from '../../tokens/index.ts';
 import { actionValue, actionValues, allow, isAllowed, type Target, unrestricted } from '../access/index.ts';
+import { certificateAuthoritiesOf } from '../caconnector/index.ts';
 import type { Context } from '../context.ts';
 import { type ResolvedUser, realmExists } from '../directory/index.ts';
 import { checkLength, cutChars, LIMITS } from '../limits.ts';
@@ -103,6 +104,7 @@ export async function initToken(ctx: Context, given: Readonly<Record<string, str
     twoStep: await twoStepOf(ctx, e, serial),
     policy: (action) => policyValues.get(action),
     random: ctx.random,
+    ca: certificateAuthoritiesOf(ctx),
   });
   const encrypt = isTrue(e.params.encryptpin) || (await enrollmentIsSet(ctx, e.subject, 'encrypt_pin'));
   const pin = await pinHash(e.params.pin, encrypt ? ctx : undefined);

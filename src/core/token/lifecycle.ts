@@ -4,6 +4,7 @@
 // changes nothing.
 import { ERR, ParameterError, PolicyError, TokenAdminError } from '../../errors.ts';
 import { allow } from '../access/index.ts';
+import { certificateAuthoritiesOf } from '../caconnector/index.ts';
 import type { Context } from '../context.ts';
 import { userStore } from '../directory/index.ts';
 import { checkTokenLimits } from './enrollment-limits.ts';
@@ -29,6 +30,7 @@ import {
   setActive,
   setTokenInfo,
   setTokenOwner,
+  tokenState,
 } from './store/index.ts';
 
 function userRepr(login: string, realm: string, resolver: string): string {
@@ -120,6 +122,10 @@ export async function revokeTokens(ctx: Context, sel: Selection): Promise<number
   await inTransaction(ctx, async (trx) => {
     for (const t of p.tokens) await revokeToken(trx, t.row.id);
   });
+  // What revoking means beyond the token (a certificate revoked by its CA, the CRL written again)
+  // follows once the tokens are revoked: a CA that fails then does not un-revoke them.
+  const ca = certificateAuthoritiesOf(ctx);
+  for (const t of p.tokens) await t.type.revoked(tokenState(ctx, t), ca);
   return p.tokens.length;
 }
 

@@ -5,6 +5,7 @@
 // reply (routes of one kind share a handler factory, e.g. `onSelected(revokeTokens)`).
 export { auditRoutes } from './audit.ts';
 export { authRoutes } from './auth.ts';
+export { caconnectorRoutes } from './caconnector.ts';
 export { clientRoutes } from './client.ts';
 export { eventRoutes } from './event.ts';
 export { healthRoutes } from './healthz.ts';

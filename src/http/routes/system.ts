@@ -1,6 +1,7 @@
 // /system (reference 8.1, spec "System endpoints"): the system configuration, token defaults,
 // random keys, the security module, GnuPG keys, the configuration documentation and the token
 // types' tests of their configuration (/system/test/<tokentype>).
+import { caConnectorNames } from '../../core/caconnector/index.ts';
 import { documentation } from '../../core/documentation/index.ts';
 import { gpgKeys } from '../../core/gpg/index.ts';
 import { radiusServerNames } from '../../core/radiusserver/index.ts';
@@ -31,6 +32,7 @@ export function systemRoutes(r: RouteTable): void {
   r.add('post', '/system/test/:tokentype', adminRoute('configwrite'), testTokenType);
   r.add('get', '/system/', anyRoleRoute({ admin: 'configread' }), list);
   r.add('get', '/system/names/radius', anyRoleRoute('enrollRADIUS'), radiusNames);
+  r.add('get', '/system/names/caconnector', anyRoleRoute('enrollCERTIFICATE'), caNames);
   r.add('get', '/system/:key', anyRoleRoute({ admin: 'configread' }), get);
   r.add('delete', '/system/:key', adminRoute('configdelete'), remove);
 }
@@ -76,6 +78,9 @@ const list: Handler = async ({ context }) => ({ value: await listConfig(context(
 
 /** GET /system/names/radius: the identifiers of the RADIUS server definitions (for enrollment). */
 const radiusNames: Handler = async ({ rt }) => ({ value: await radiusServerNames(rt) });
+
+/** GET /system/names/caconnector: the CA connectors' names, types and templates (for enrollment). */
+const caNames: Handler = async ({ rt }) => ({ value: await caConnectorNames(rt) });
 
 const get: Handler = async ({ params, context }) => ({
   value: await getConfigValue(context(), params.required('key')),

@@ -118,6 +118,7 @@ describe.each(cliDialects())('authsrv task on %s', (dialect) => {
       'ChallengeCleanup',
       'AuditRotation',
       'InactiveTokenSweep',
+      'CRLRefresh',
     ]);
     expect(modules.AuditRotation.max_rows).toEqual({
       type: 'int',
