@@ -600,10 +600,28 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
-  // CA connectors (issue 21, /caconnector/, reference 8.5): the connector and its configuration
+  // GnuPG private keys that decrypt PGP-encrypted token files (issue 21, /token/load): the key id,
+  // fingerprint and user ids in clear, the public key's ASCII armor, and the private key (its
+  // passphrase removed) sealed by the security module.
+  '0021_gpgkeys': {
+    async up(db, dialect) {
+      await createTable(db, dialect, 'gpgkey')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('keyid', 'varchar(16)', (c) => c.notNull().unique())
+        .addColumn('fingerprint', 'varchar(64)', (c) => c.notNull())
+        .addColumn('userids', 'varchar(2000)', (c) => c.notNull())
+        .addColumn('public_armor', 'text', (c) => c.notNull())
+        .addColumn('private_key', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
+        .execute();
+    },
+  },
+  // CA connectors (issue 21, /caconnector/, reference 8.5; numbered after 0021, which landed first): the connector and its configuration
   // (privacyIDEA's caconnector and caconnectorconfig; password-typed values sealed), and the
   // certificates each connector revoked, from which its CRL is made.
-  '0020_caconnector': {
+  '0022_caconnector': {
     async up(db, dialect) {
       const id = (t: ReturnType<typeof createTable>) =>
         t.addColumn('id', idType(dialect), (c) =>
@@ -625,24 +643,6 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .addColumn('serial', 'varchar(64)', (c) => c.notNull())
         .addColumn('revoked_at', 'varchar(32)', (c) => c.notNull())
         .addUniqueConstraint('carevoked_serial', ['caconnector_id', 'serial'])
-        .execute();
-    },
-  },
-  // GnuPG private keys that decrypt PGP-encrypted token files (issue 21, /token/load): the key id,
-  // fingerprint and user ids in clear, the public key's ASCII armor, and the private key (its
-  // passphrase removed) sealed by the security module.
-  '0021_gpgkeys': {
-    async up(db, dialect) {
-      await createTable(db, dialect, 'gpgkey')
-        .addColumn('id', idType(dialect), (c) =>
-          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
-        )
-        .addColumn('keyid', 'varchar(16)', (c) => c.notNull().unique())
-        .addColumn('fingerprint', 'varchar(64)', (c) => c.notNull())
-        .addColumn('userids', 'varchar(2000)', (c) => c.notNull())
-        .addColumn('public_armor', 'text', (c) => c.notNull())
-        .addColumn('private_key', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
         .execute();
     },
   },

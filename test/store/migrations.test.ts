@@ -45,8 +45,8 @@ const ALL_MIGRATIONS = [
   '0017_events',
   '0018_periodictasks',
   '0019_monitoring',
-  '0020_caconnector',
   '0021_gpgkeys',
+  '0022_caconnector',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -239,8 +239,8 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0017_events',
       '0018_periodictasks',
       '0019_monitoring',
-      '0020_caconnector',
       '0021_gpgkeys',
+      '0022_caconnector',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },
