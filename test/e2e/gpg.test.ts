@@ -85,6 +85,11 @@ describe.each(testDialects())('GnuPG keys and encrypted token files on %s', (dia
     await expect(importGpgKey(op, 'not a key', undefined)).rejects.toThrow(
       /no ASCII-armored PGP private key/,
     );
+    // A public key is no private key; a key that can only sign cannot decrypt token files.
+    await expect(importGpgKey(op, publicArmor, undefined)).rejects.toThrow(
+      /no ASCII-armored PGP private key/,
+    );
+    await expect(importGpgKey(op, signOnlyArmor, undefined)).rejects.toThrow(/cannot decrypt anything/);
     expect((await listImportedKeys(op)).map((k) => k.keyid)).toEqual([site.keyid]);
     await importGpgKey(op, protArmor, PASSPHRASE);
     // Importing the same key again replaces it.
