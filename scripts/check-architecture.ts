@@ -89,7 +89,7 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['directory'],
   ['access', 'resolver', 'throttle', 'machineresolver', 'smsgateway', 'caconnector'],
   ['realm', 'user', 'audit', 'token'],
-  ['serviceid', 'radiusserver'],
+  ['serviceid', 'radiusserver', 'radiusclient'],
   ['machine'],
   ['validate'],
   ['auth'],

@@ -117,6 +117,8 @@ const ADMIN: Table = {
   smtpserver_write: bool('Write SMTP server definitions.', 'system', CONFIG),
   radiusserver_read: bool('Read RADIUS server definitions.', 'system', CONFIG),
   radiusserver_write: bool('Write RADIUS server definitions.', 'system', CONFIG),
+  radiusclient_read: bool("Read the RADIUS clients (NAS) of authsrv's RADIUS server.", 'system', CONFIG),
+  radiusclient_write: bool("Write the RADIUS clients (NAS) of authsrv's RADIUS server.", 'system', CONFIG),
   privacyideaserver_read: bool('Read remote server definitions.', 'system', CONFIG),
   privacyideaserver_write: bool('Write remote server definitions.', 'system', CONFIG),
   periodictask_read: bool('Read periodic tasks.', 'system', CONFIG),
