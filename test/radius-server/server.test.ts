@@ -22,6 +22,7 @@ import {
 } from '../../src/radius-packet/index.ts';
 import { type RadiusServer, startRadiusServer } from '../../src/radius-server/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
+import { RADIUS_SECRET, startFreeRadius } from '../helpers/freeradius.ts';
 import { hotp } from '../helpers/otp.ts';
 import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -246,6 +247,35 @@ function describeOn(dialect: (typeof DIALECTS)[number], full: boolean) {
         expect(answers).toHaveLength(3);
       } finally {
         socket.close();
+      }
+    });
+
+    it('answers through FreeRADIUS as an enterprise front: proxy.conf with authsrv as home server', async () => {
+      const proxy = await startFreeRadius({ port: radius.port, secret: SECRET });
+      await setPolicy(op, 'cr', { scope: 'authentication', action: 'challenge_response=hotp' });
+      try {
+        const accepted = await radclient(proxy.port, pap('alice', `1234${hotp(KEY, 5)}`), RADIUS_SECRET);
+        expect(accepted.stdout, proxy.output()).toMatch(/Received Access-Accept/);
+        expect(await lastAudit()).toMatchObject({
+          success: 1,
+          authentication: 'ACCEPT',
+          client: '127.0.0.1',
+        });
+        const rejected = await radclient(proxy.port, pap('alice', `1234${hotp(KEY, 5)}`), RADIUS_SECRET);
+        expect(rejected.stdout, proxy.output()).toMatch(/Received Access-Reject/);
+        const challenged = await radclient(proxy.port, pap('alice', '1234'), RADIUS_SECRET);
+        expect(challenged.stdout, proxy.output()).toMatch(/Received Access-Challenge/);
+        const state = /State = (0x[0-9a-f]+)/.exec(challenged.stdout)?.[1];
+        expect(state).toBeDefined();
+        const answered = await radclient(
+          proxy.port,
+          pap('alice', hotp(KEY, 6), [`State = ${state}`]),
+          RADIUS_SECRET,
+        );
+        expect(answered.stdout, proxy.output()).toMatch(/Received Access-Accept/);
+      } finally {
+        await s.rt.store.db.deleteFrom('policy').execute();
+        await proxy.stop();
       }
     });
   });
