@@ -293,6 +293,10 @@ const AUTHORIZATION: Table = {
   no_detail_on_fail: bool('No detail in a failed response.', 'response'),
   add_user_in_response: bool('Add the user to the detail of a successful response.', 'response'),
   add_resolver_in_response: bool('Add the resolver to the detail of a successful response.', 'response'),
+  radius_reply: str(
+    "Reply attributes of authsrv's RADIUS server on Access-Accept: <Attribute>=<value>; … with Class, Filter-Id, Session-Timeout, Reply-Message; {name} in a value is the user's attribute name.",
+    'response',
+  ),
   api_key_required: bool('/validate requests need an authorization token.', 'modifier'),
   require_auth_for_resolver_details: bool('Resolver details only for authenticated callers.', 'modifier'),
 };

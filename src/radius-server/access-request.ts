@@ -8,7 +8,13 @@ import { newAuditEntry, writeAudit } from '../core/audit/index.ts';
 import type { Runtime } from '../core/context.ts';
 import { fireEvent } from '../core/event/index.ts';
 import type { RadiusClient } from '../core/radiusclient/index.ts';
-import { answerOf, checkAuditColumns, clientCheck } from '../core/validate/index.ts';
+import {
+  answerOf,
+  checkAuditColumns,
+  clientCheck,
+  type RadiusReplyAttribute,
+  radiusReplyAttributes,
+} from '../core/validate/index.ts';
 import { asAuthsrvError } from '../errors.ts';
 import {
   ATTRIBUTE,
@@ -38,6 +44,23 @@ export function replyMessageAttributes(message: string | undefined): RadiusAttri
 
 function reject(message?: string): RadiusReply {
   return { code: CODE.AccessReject, attributes: replyMessageAttributes(message) };
+}
+
+/** The attribute types of the reply attributes core may give. */
+const REPLY_TYPES: Readonly<Record<RadiusReplyAttribute['name'], number>> = {
+  Class: ATTRIBUTE.Class,
+  'Filter-Id': ATTRIBUTE.FilterId,
+  'Session-Timeout': ATTRIBUTE.SessionTimeout,
+  'Reply-Message': ATTRIBUTE.ReplyMessage,
+};
+
+function encodeReplyAttribute(a: RadiusReplyAttribute): RadiusAttribute {
+  if (a.name === 'Session-Timeout') {
+    const value = Buffer.alloc(4);
+    value.writeUInt32BE(Number(a.value));
+    return { type: REPLY_TYPES[a.name], value };
+  }
+  return { type: REPLY_TYPES[a.name], value: Buffer.from(a.value, 'utf8') };
 }
 
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -108,6 +131,7 @@ async function checked(
     Object.assign(audit, checkAuditColumns(res));
     const detail = res.detail ?? {};
     const answer = answerOf(res);
+    const replyAttributes = answer === 'ACCEPT' ? await radiusReplyAttributes(rt, res, source) : [];
     await fireEvent(
       rt,
       event,
@@ -121,8 +145,15 @@ async function checked(
       },
       edits,
     );
-    if (answer === 'ACCEPT')
-      return { code: CODE.AccessAccept, attributes: replyMessageAttributes(text(detail.message)) };
+    if (answer === 'ACCEPT') {
+      const attributes = replyAttributes.map(encodeReplyAttribute);
+      // A Reply-Message of the policy replaces the check's message.
+      const own = attributes.some((a) => a.type === ATTRIBUTE.ReplyMessage);
+      return {
+        code: CODE.AccessAccept,
+        attributes: [...(own ? [] : replyMessageAttributes(text(detail.message))), ...attributes],
+      };
+    }
     const transaction = text(detail.transaction_id);
     if (answer === 'CHALLENGE' && transaction && Buffer.byteLength(transaction) <= MAX_ATTRIBUTE_VALUE)
       return {

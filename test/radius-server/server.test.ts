@@ -68,7 +68,7 @@ function describeOn(dialect: (typeof DIALECTS)[number], full: boolean) {
 
     useTokenServer(
       dialect,
-      { realms: { realm1: [pwUser('alice', 1001)], realm2: [pwUser('bob', 1002)] } },
+      { realms: { realm1: [pwUser('alice', 1001, 'Alice Example')], realm2: [pwUser('bob', 1002)] } },
       (t) => ({ s, op } = t),
     );
     beforeAll(async () => {
@@ -250,18 +250,42 @@ function describeOn(dialect: (typeof DIALECTS)[number], full: boolean) {
       }
     });
 
+    it('adds the reply attributes of the radius_reply policy of the realm to an Access-Accept, from the user attributes', async () => {
+      await setPolicy(op, 'vpn', {
+        scope: 'authorization',
+        realm: 'realm1',
+        action:
+          'radius_reply=Filter-Id=vpn-{realm}; Session-Timeout=28800; Class=user-{username}; Reply-Message=Welcome {givenname}; Filter-Id={no_such_attribute}',
+      });
+      try {
+        const alice = await radclient(radius.port, pap('alice', `1234${hotp(KEY, 7)}`));
+        expect(alice.stdout, alice.stderr).toMatch(/Received Access-Accept/);
+        expect(alice.stdout).toMatch(/Filter-Id = "vpn-realm1"/);
+        expect(alice.stdout).toMatch(/Session-Timeout = 28800/);
+        expect(alice.stdout).toMatch(/Class = 0x757365722d616c696365/); // "user-alice"
+        expect(alice.stdout).toMatch(/Reply-Message = "Welcome Alice"/);
+        expect(alice.stdout.match(/Filter-Id/g)).toHaveLength(1);
+        // bob's realm has no such policy.
+        const bob = await radclient(radius.port, pap('bob@realm2', `5678${hotp(KEY, 1)}`));
+        expect(bob.stdout, bob.stderr).toMatch(/Received Access-Accept/);
+        expect(bob.stdout).not.toMatch(/Filter-Id|Session-Timeout|Class/);
+      } finally {
+        await s.rt.store.db.deleteFrom('policy').execute();
+      }
+    });
+
     it('answers through FreeRADIUS as an enterprise front: proxy.conf with authsrv as home server', async () => {
       const proxy = await startFreeRadius({ port: radius.port, secret: SECRET });
       await setPolicy(op, 'cr', { scope: 'authentication', action: 'challenge_response=hotp' });
       try {
-        const accepted = await radclient(proxy.port, pap('alice', `1234${hotp(KEY, 5)}`), RADIUS_SECRET);
+        const accepted = await radclient(proxy.port, pap('alice', `1234${hotp(KEY, 8)}`), RADIUS_SECRET);
         expect(accepted.stdout, proxy.output()).toMatch(/Received Access-Accept/);
         expect(await lastAudit()).toMatchObject({
           success: 1,
           authentication: 'ACCEPT',
           client: '127.0.0.1',
         });
-        const rejected = await radclient(proxy.port, pap('alice', `1234${hotp(KEY, 5)}`), RADIUS_SECRET);
+        const rejected = await radclient(proxy.port, pap('alice', `1234${hotp(KEY, 8)}`), RADIUS_SECRET);
         expect(rejected.stdout, proxy.output()).toMatch(/Received Access-Reject/);
         const challenged = await radclient(proxy.port, pap('alice', '1234'), RADIUS_SECRET);
         expect(challenged.stdout, proxy.output()).toMatch(/Received Access-Challenge/);
@@ -269,7 +293,7 @@ function describeOn(dialect: (typeof DIALECTS)[number], full: boolean) {
         expect(state).toBeDefined();
         const answered = await radclient(
           proxy.port,
-          pap('alice', hotp(KEY, 6), [`State = ${state}`]),
+          pap('alice', hotp(KEY, 9), [`State = ${state}`]),
           RADIUS_SECRET,
         );
         expect(answered.stdout, proxy.output()).toMatch(/Received Access-Accept/);
