@@ -8,7 +8,15 @@ import { createSocket, type Socket } from 'node:dgram';
 import { isIP } from 'node:net';
 import type { Runtime } from '../core/context.ts';
 import { radiusClientFor } from '../core/radiusclient/index.ts';
-import { ATTRIBUTE, CODE, encodeResponse, type RadiusPacket, verifyRequest } from '../radius-packet/index.ts';
+import {
+  ATTRIBUTE,
+  attributeOf,
+  CODE,
+  encodeResponse,
+  MAX_PASSWORD_LENGTH,
+  type RadiusPacket,
+  verifyRequest,
+} from '../radius-packet/index.ts';
 import { accessRequest, type RadiusReply, replyMessageAttributes } from './access-request.ts';
 import { type DropReason, newCounters, type RadiusCounters } from './counters.ts';
 import { RetransmissionCache } from './retransmissions.ts';
@@ -91,6 +99,16 @@ async function serve(
     const request = verified.packet;
     if (request.code !== CODE.AccessRequest && request.code !== CODE.StatusServer)
       return drop(rt, counters, 'unsupported_code', from, `code ${request.code}`);
+    // RFC 2865 section 5.2: User-Password is 16 to 128 octets, a multiple of 16.
+    const hidden = attributeOf(request, ATTRIBUTE.UserPassword);
+    if (hidden && (hidden.length === 0 || hidden.length % 16 !== 0 || hidden.length > MAX_PASSWORD_LENGTH))
+      return drop(
+        rt,
+        counters,
+        'malformed',
+        from,
+        `User-Password of ${hidden.length} octets (client ${client.name})`,
+      );
     const key = RetransmissionCache.keyOf(
       client.name,
       address,

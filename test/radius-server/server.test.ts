@@ -239,11 +239,32 @@ function describeOn(dialect: (typeof DIALECTS)[number], full: boolean) {
           Buffer.from([1, 50, 0x61]),
         ]);
         overrun.writeUInt16BE(overrun.length, 2);
-        for (const d of [Buffer.from([1, 2, 3]), broken, overrun]) socket.send(d, radius.port, '127.0.0.1');
+        // An oversized User-Password (144 octets), signed with the right secret.
+        const oversized = encodeRequest(
+          {
+            code: CODE.AccessRequest,
+            identifier: 3,
+            authenticator,
+            attributes: [
+              { type: ATTRIBUTE.UserName, value: Buffer.from('alice') },
+              { type: ATTRIBUTE.UserPassword, value: randomBytes(144) },
+            ],
+          },
+          Buffer.from(SECRET),
+        );
+        for (const d of [Buffer.from([1, 2, 3]), broken, overrun, oversized])
+          socket.send(d, radius.port, '127.0.0.1');
         // The server still answers afterwards, and counted each drop.
         const status = await radclient(radius.port, ['Message-Authenticator = 0x00'], SECRET, 'status');
         expect(status.stdout, status.stderr).toMatch(/Received Access-Accept/);
-        expect(radius.counters.dropped.malformed).toBe(malformed + 3);
+        // Each datagram is handled on its own: wait until all four are counted.
+        await new Promise<void>((resolve) => {
+          const look = () =>
+            radius.counters.dropped.malformed >= malformed + 4 ? resolve() : setTimeout(look, 10);
+          look();
+        });
+        expect(radius.counters.dropped.malformed).toBe(malformed + 4);
+        expect(radius.counters.dropped.internal_error).toBe(0);
         expect(answers).toHaveLength(3);
       } finally {
         socket.close();
