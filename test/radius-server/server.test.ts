@@ -295,6 +295,40 @@ function describeOn(dialect: (typeof DIALECTS)[number], full: boolean) {
       }
     });
 
+    it('listens on IPv6 too: a client by IPv6 address, and IPv4 clients on a dual-stack socket', async () => {
+      await setRadiusClient(op, 'v6', { address: '::1/128', secret: 'v6-secret' });
+      const v6 = await startRadiusServer(s.rt, '::', 0);
+      const statusFrom = async (type: 'udp4' | 'udp6', to: string, secret: string) => {
+        const socket = createSocket(type);
+        await new Promise<void>((resolve) => socket.bind(0, to, resolve));
+        try {
+          const authenticator = randomBytes(16);
+          const answer = new Promise<Buffer>((resolve) => socket.once('message', resolve));
+          socket.send(
+            encodeRequest(
+              { code: CODE.StatusServer, identifier: 7, authenticator, attributes: [] },
+              Buffer.from(secret),
+            ),
+            v6.port,
+            to,
+          );
+          const v = verifyResponse(await answer, authenticator, Buffer.from(secret));
+          return v.ok ? v.packet.code : v.reason;
+        } finally {
+          socket.close();
+        }
+      };
+      try {
+        expect(v6.address).toBe(`[::]:${v6.port}`);
+        expect(await statusFrom('udp6', '::1', 'v6-secret')).toBe(CODE.AccessAccept);
+        // 127.0.0.1 arrives as ::ffff:127.0.0.1 and is the IPv4 client 'local'.
+        expect(await statusFrom('udp4', '127.0.0.1', SECRET)).toBe(CODE.AccessAccept);
+      } finally {
+        await v6.close();
+        await s.rt.store.db.deleteFrom('radiusclient').where('name', '=', 'v6').execute();
+      }
+    });
+
     it('answers through FreeRADIUS as an enterprise front: proxy.conf with authsrv as home server', async () => {
       const proxy = await startFreeRadius({ port: radius.port, secret: SECRET });
       await setPolicy(op, 'cr', { scope: 'authentication', action: 'challenge_response=hotp' });
