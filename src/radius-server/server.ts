@@ -7,7 +7,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { isIP } from 'node:net';
 import type { Runtime } from '../core/context.ts';
-import { radiusClientFor } from '../core/radiusclient/index.ts';
+import { type RadiusClient, radiusClientFor } from '../core/radiusclient/index.ts';
 import {
   ATTRIBUTE,
   attributeOf,
@@ -136,7 +136,7 @@ async function serve(
 /** The encoded answer, or undefined when the request is dropped after all. */
 async function answerTo(
   rt: Runtime,
-  client: Awaited<ReturnType<typeof radiusClientFor>> & object,
+  client: RadiusClient,
   address: string,
   request: RadiusPacket,
   counters: RadiusCounters,
