@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
+import { eventCounterValues, saveEventDefinition } from '../../src/core/event/index.ts';
 import { setPolicy } from '../../src/core/policy/index.ts';
 import { setRadiusClient } from '../../src/core/radiusclient/index.ts';
 import { initToken } from '../../src/core/token/enroll.ts';
@@ -329,18 +330,43 @@ function describeOn(dialect: (typeof DIALECTS)[number], full: boolean) {
       }
     });
 
+    it('fires validate_check pre and post like /validate/check: event handlers see RADIUS logins', async () => {
+      const define = (name: string, position: string, conditions: Record<string, string> = {}) =>
+        saveEventDefinition(op, {
+          name,
+          event: 'validate_check',
+          handlermodule: 'Counter',
+          action: 'increase_counter',
+          position,
+          conditions,
+          options: { counter_name: name },
+        });
+      await define('radius_pre', 'pre');
+      await define('radius_accepted', 'post', { result_authentication: 'ACCEPT' });
+      try {
+        const accepted = await radclient(radius.port, pap('alice', `1234${hotp(KEY, 10)}`));
+        expect(accepted.stdout, accepted.stderr).toMatch(/Received Access-Accept/);
+        const rejected = await radclient(radius.port, pap('alice', '1234000000'));
+        expect(rejected.stdout, rejected.stderr).toMatch(/Received Access-Reject/);
+        expect(await eventCounterValues(s.rt)).toEqual({ radius_pre: 2, radius_accepted: 1 });
+      } finally {
+        await s.rt.store.db.deleteFrom('eventhandler').execute();
+        await s.rt.store.db.deleteFrom('eventcounter').execute();
+      }
+    });
+
     it('answers through FreeRADIUS as an enterprise front: proxy.conf with authsrv as home server', async () => {
       const proxy = await startFreeRadius({ port: radius.port, secret: SECRET });
       await setPolicy(op, 'cr', { scope: 'authentication', action: 'challenge_response=hotp' });
       try {
-        const accepted = await radclient(proxy.port, pap('alice', `1234${hotp(KEY, 8)}`), RADIUS_SECRET);
+        const accepted = await radclient(proxy.port, pap('alice', `1234${hotp(KEY, 11)}`), RADIUS_SECRET);
         expect(accepted.stdout, proxy.output()).toMatch(/Received Access-Accept/);
         expect(await lastAudit()).toMatchObject({
           success: 1,
           authentication: 'ACCEPT',
           client: '127.0.0.1',
         });
-        const rejected = await radclient(proxy.port, pap('alice', `1234${hotp(KEY, 8)}`), RADIUS_SECRET);
+        const rejected = await radclient(proxy.port, pap('alice', `1234${hotp(KEY, 11)}`), RADIUS_SECRET);
         expect(rejected.stdout, proxy.output()).toMatch(/Received Access-Reject/);
         const challenged = await radclient(proxy.port, pap('alice', '1234'), RADIUS_SECRET);
         expect(challenged.stdout, proxy.output()).toMatch(/Received Access-Challenge/);
@@ -348,7 +374,7 @@ function describeOn(dialect: (typeof DIALECTS)[number], full: boolean) {
         expect(state).toBeDefined();
         const answered = await radclient(
           proxy.port,
-          pap('alice', hotp(KEY, 9), [`State = ${state}`]),
+          pap('alice', hotp(KEY, 12), [`State = ${state}`]),
           RADIUS_SECRET,
         );
         expect(answered.stdout, proxy.output()).toMatch(/Received Access-Accept/);
