@@ -45,13 +45,16 @@ const ALL_FOLDERS = [
   'src/radius-packet',
   'src/event-handlers',
   'src/ca-types',
+  'src/radius-server',
 ];
 const allBut = (folder: string) => ALL_FOLDERS.filter((f) => f !== folder);
 
 /** Folders (relative to the repository) whose files must not import the listed folders. */
 export const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
-  'src/core': ['src/cli', 'src/http'],
-  'src/http': ['src/cli', ...BEHIND_CORE],
+  'src/core': ['src/cli', 'src/http', 'src/radius-server'],
+  'src/http': ['src/cli', 'src/radius-server', ...BEHIND_CORE],
+  // authsrv's own RADIUS server: a front end like src/http, beside it.
+  'src/radius-server': ['src/cli', 'src/http', ...BEHIND_CORE],
   'src/cli': BEHIND_CORE,
   'src/tokens': ['src/core', 'src/cli', 'src/http', 'src/gateways', 'src/ca-types'],
   'src/resolvers': ['src/core', 'src/cli', 'src/http', 'src/machine-resolvers'],
@@ -89,7 +92,7 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['directory'],
   ['access', 'resolver', 'throttle', 'machineresolver', 'smsgateway', 'caconnector'],
   ['realm', 'user', 'audit', 'token'],
-  ['serviceid', 'radiusserver'],
+  ['serviceid', 'radiusserver', 'radiusclient'],
   ['machine'],
   ['validate'],
   ['auth'],

@@ -164,6 +164,13 @@ function check<T extends string | number | string[]>(spec: KeySpec, value: T, la
       throw new ConfigError(`${label} must be a time span such as 90d or 12h, got '${value}'`);
     }
   }
+  if (spec.key === 'radius.listen' && value !== '') {
+    const at = hostPort(value as string);
+    if (!at || at.port > 65535 || isIP(at.host) === 0)
+      throw new ConfigError(
+        `${label} must be an IP address and UDP port such as 0.0.0.0:1812 or [::]:1812, got '${value}'`,
+      );
+  }
   if (spec.key === 'metrics.listen' && value !== '') {
     const at = hostPort(value as string);
     if (!at || at.port > 65535 || isIP(at.host) === 0)

@@ -48,6 +48,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'metrics.enabled', kind: 'bool', default: false },
   { key: 'metrics.listen', kind: 'string', default: '' },
   { key: 'metrics.token_file', kind: 'string', default: '' },
+  { key: 'radius.listen', kind: 'string', default: '' },
   {
     key: 'log.level',
     kind: 'enum',
@@ -116,6 +117,8 @@ export interface Config {
    * place it is served then) and/or behind a bearer token read from `tokenFile`.
    */
   metrics: { enabled: boolean; listen: { host: string; port: number } | undefined; tokenFile: string };
+  /** authsrv's own RADIUS server (src/radius-server, docs/radius.md): its UDP address, or off. */
+  radius: { listen: { host: string; port: number } | undefined };
   log: { level: string };
   /** Where the values came from, for `authsrv config` style diagnostics. */
   sourceFile: string | undefined;
@@ -166,6 +169,7 @@ export function toConfig(v: FlatValues, sourceFile: string | undefined): Config 
       listen: hostPort(s('metrics.listen')),
       tokenFile: s('metrics.token_file'),
     },
+    radius: { listen: hostPort(s('radius.listen')) },
     log: { level: s('log.level') },
     sourceFile,
   };

@@ -117,6 +117,8 @@ const ADMIN: Table = {
   smtpserver_write: bool('Write SMTP server definitions.', 'system', CONFIG),
   radiusserver_read: bool('Read RADIUS server definitions.', 'system', CONFIG),
   radiusserver_write: bool('Write RADIUS server definitions.', 'system', CONFIG),
+  radiusclient_read: bool("Read the RADIUS clients (NAS) of authsrv's RADIUS server.", 'system', CONFIG),
+  radiusclient_write: bool("Write the RADIUS clients (NAS) of authsrv's RADIUS server.", 'system', CONFIG),
   privacyideaserver_read: bool('Read remote server definitions.', 'system', CONFIG),
   privacyideaserver_write: bool('Write remote server definitions.', 'system', CONFIG),
   periodictask_read: bool('Read periodic tasks.', 'system', CONFIG),
@@ -291,6 +293,10 @@ const AUTHORIZATION: Table = {
   no_detail_on_fail: bool('No detail in a failed response.', 'response'),
   add_user_in_response: bool('Add the user to the detail of a successful response.', 'response'),
   add_resolver_in_response: bool('Add the resolver to the detail of a successful response.', 'response'),
+  radius_reply: str(
+    "Reply attributes of authsrv's RADIUS server on Access-Accept: <Attribute>=<value>; … with Class, Filter-Id, Session-Timeout, Reply-Message; {name} in a value is the user's attribute name.",
+    'response',
+  ),
   api_key_required: bool('/validate requests need an authorization token.', 'modifier'),
   require_auth_for_resolver_details: bool('Resolver details only for authenticated callers.', 'modifier'),
 };

@@ -646,6 +646,23 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // RADIUS clients of authsrv's own RADIUS server (issue 22): the NAS devices allowed to ask, by
+  // name and address or subnet (CIDR), with their shared secret sealed by the security module and
+  // whether their requests must carry Message-Authenticator (BlastRADIUS).
+  '0023_radiusclients': {
+    async up(db, dialect) {
+      await createTable(db, dialect, 'radiusclient')
+        .addColumn('id', idType(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('address', 'varchar(64)', (c) => c.notNull())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('require_message_authenticator', 'integer', (c) => c.notNull())
+        .addColumn('description', 'varchar(2000)', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -394,6 +394,19 @@ export interface GpgKeyTable {
   created_at: string;
 }
 
+/** A RADIUS client (NAS) of authsrv's own RADIUS server (issue 22). */
+export interface RadiusClientTable {
+  id: Generated<number>;
+  name: string;
+  /** An address or a subnet in CIDR notation, IPv4 or IPv6, normalised. */
+  address: string;
+  /** The shared secret, sealed by the security module. */
+  secret: string;
+  /** 1: requests without Message-Authenticator are dropped (BlastRADIUS, CVE-2024-3596). */
+  require_message_authenticator: number;
+  description: string;
+}
+
 export interface RadiusServerTable {
   id: Generated<number>;
   identifier: string;
@@ -472,4 +485,5 @@ export interface Database {
   caconnector: CaConnectorTable;
   caconnectorconfig: CaConnectorConfigTable;
   carevoked: CaRevokedTable;
+  radiusclient: RadiusClientTable;
 }

@@ -406,6 +406,25 @@ level = "debug"
     expect(e.message).toContain(`'${listen}'`);
   });
 
+  it('keeps the RADIUS server off by default and reads radius.listen as host and port (IPv6 too)', () => {
+    expect(loadConfig({ env: {} }).radius).toEqual({ listen: undefined });
+    const c = loadConfig({ file: file('[radius]\nlisten = "0.0.0.0:1812"\n'), env: {} });
+    expect(c.radius.listen).toEqual({ host: '0.0.0.0', port: 1812 });
+    expect(loadConfig({ env: { AUTHSRV_RADIUS_LISTEN: '[::]:1812' } }).radius.listen).toEqual({
+      host: '::',
+      port: 1812,
+    });
+  });
+
+  it.each(['1812', 'radius.example:1812', '0.0.0.0', '[::1]', '0.0.0.0:70000'])(
+    'rejects radius.listen %j',
+    (listen) => {
+      const e = configError(() => loadConfig({ env: { AUTHSRV_RADIUS_LISTEN: listen } }));
+      expect(e.message).toContain('radius.listen');
+      expect(e.message).toContain(`'${listen}'`);
+    },
+  );
+
   it('requires tls_cert and tls_key together', () => {
     const only = (k: string) => () => loadConfig({ file: file(`[http]\n${k} = "/etc/x.pem"\n`), env: {} });
     for (const k of ['tls_cert', 'tls_key']) {

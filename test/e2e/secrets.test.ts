@@ -379,6 +379,15 @@ describe.each(testDialects())('secrets on %s', (dialect) => {
         admin,
       ),
     );
+    // A RADIUS client (NAS) of authsrv's own RADIUS server.
+    ok(
+      await s.call(
+        'POST',
+        '/radiusclient/nas1',
+        { address: '192.0.2.0/24', secret: plant('RADIUS client secret', distinct('radclient')) },
+        admin,
+      ),
+    );
     await s.call(
       'POST',
       '/radiusserver/test_request',

@@ -45,8 +45,57 @@ export async function freeUdpPort(): Promise<number> {
   return port;
 }
 
-function radiusdConf(dir: string, port: number): string {
-  return `
+/** Where a proxying FreeRADIUS sends every Access-Request (its home server, as proxy.conf names it). */
+export interface HomeServer {
+  port: number;
+  secret: string;
+}
+
+/**
+ * The proxy configuration (what proxy.conf holds): every request goes to the home server on
+ * 127.0.0.1, with Message-Authenticator added (FreeRADIUS before 3.2.5 adds it only when asked).
+ */
+function proxyConf(home: HomeServer): { top: string; authorize: string; preProxy: string } {
+  return {
+    top: `
+proxy_requests = yes
+proxy server {
+  default_fallback = no
+}
+home_server authsrv {
+  type = auth
+  ipaddr = 127.0.0.1
+  port = ${home.port}
+  secret = ${home.secret}
+  response_window = 20
+  zombie_period = 40
+  status_check = none
+}
+home_server_pool authsrv_pool {
+  type = fail-over
+  home_server = authsrv
+}
+realm authsrv {
+  auth_pool = authsrv_pool
+  nostrip
+}
+`,
+    authorize: `
+    update control {
+      Proxy-To-Realm := "authsrv"
+    }`,
+    preProxy: `
+  pre-proxy {
+    update proxy-request {
+      Message-Authenticator := 0x00
+    }
+  }`,
+  };
+}
+
+function radiusdConf(dir: string, port: number, home?: HomeServer): string {
+  const proxy = home ? proxyConf(home) : { top: '', authorize: '', preProxy: '' };
+  return `${proxy.top}
 prefix = /usr
 exec_prefix = /usr
 sysconfdir = /etc
@@ -103,10 +152,10 @@ server default {
     ipaddr = 127.0.0.1
     port = ${port}
   }
-  authorize {
+  authorize {${proxy.authorize}
     files
     pap
-  }
+  }${proxy.preProxy}
   authenticate {
     Auth-Type PAP {
       pap
@@ -153,11 +202,14 @@ chal  User-Password == "${RADIUS_CHAL_FIRST}", Response-Packet-Type := Access-Ch
       State := 0x${RADIUS_CHAL_STATE}, Reply-Message := "${RADIUS_CHAL_MESSAGE}"
 `;
 
-/** Starts FreeRADIUS and waits until it says it is ready. */
-export async function startFreeRadius(): Promise<FreeRadius> {
+/**
+ * Starts FreeRADIUS and waits until it says it is ready; with `home`, as a proxy that sends every
+ * Access-Request to that home server (authsrv's own RADIUS server) and its answer back.
+ */
+export async function startFreeRadius(home?: HomeServer): Promise<FreeRadius> {
   const dir = await mkdtemp(join(tmpdir(), 'authsrv-freeradius-'));
   const port = await freeUdpPort();
-  await writeFile(join(dir, 'radiusd.conf'), radiusdConf(dir, port));
+  await writeFile(join(dir, 'radiusd.conf'), radiusdConf(dir, port, home));
   await writeFile(join(dir, 'users'), USERS);
   let out = '';
   const child: ChildProcess = spawn(FREERADIUS, ['-f', '-l', 'stdout', '-d', dir, '-xx'], {

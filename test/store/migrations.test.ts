@@ -47,6 +47,7 @@ const ALL_MIGRATIONS = [
   '0019_monitoring',
   '0021_gpgkeys',
   '0022_caconnector',
+  '0023_radiusclients',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -92,6 +93,7 @@ const TABLES = [
   'caconnector',
   'caconnectorconfig',
   'carevoked',
+  'radiusclient',
 ];
 const silent = pino({ level: 'silent' });
 
@@ -241,6 +243,7 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0019_monitoring',
       '0021_gpgkeys',
       '0022_caconnector',
+      '0023_radiusclients',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },

@@ -17,6 +17,7 @@ export { hsmCommand } from './hsm.ts';
 export { machineCommand } from './machine.ts';
 export { machineresolverCommand } from './machineresolver.ts';
 export { policyCommand } from './policy.ts';
+export { radiusCommand } from './radius.ts';
 export { radiusserverCommand } from './radiusserver.ts';
 export { realmCommand } from './realm.ts';
 export { resolverCommand } from './resolver.ts';

@@ -97,6 +97,20 @@ async function metricsListener(
   return listener;
 }
 
+/**
+ * authsrv's own RADIUS server at radius.listen, if set, with a line saying where it is. It runs in
+ * the single process or in a cluster's primary only, so that the retransmission cache sees every
+ * copy of a request (a UDP port shared by workers would hand a retransmission to any of them).
+ */
+async function radiusListener(rt: Runtime): Promise<{ close(): Promise<void> } | undefined> {
+  const at = rt.config.radius.listen;
+  if (!at) return undefined;
+  const { startRadiusServer } = await import('../../radius-server/index.ts');
+  const server = await startRadiusServer(rt, at.host, at.port);
+  console.log(`RADIUS on udp ${server.address}`);
+  return server;
+}
+
 function listeningLine(rt: Runtime, url: string, workers: number): string {
   const processes = workers > 1 ? `, ${workers} worker processes` : '';
   return `authsrv ${VERSION} listening on ${url} (node ${rt.node}, database ${rt.store.dialect}${processes})`;
@@ -111,6 +125,11 @@ async function runSingle(config: Config): Promise<void> {
     await closeServing(rt, server);
     throw e;
   });
+  const radius = await radiusListener(rt).catch(async (e) => {
+    await metrics?.close();
+    await closeServing(rt, server);
+    throw e;
+  });
   console.log(listeningLine(rt, server.url, 1));
   recordServing(config.dataDir, server.url);
   const rotation = startAuditRotation(rt);
@@ -119,6 +138,7 @@ async function runSingle(config: Config): Promise<void> {
   rt.log.info({ signal }, 'shutting down');
   rotation.stop();
   await tasks.stop();
+  await radius?.close();
   await metrics?.close();
   await closeServing(rt, server);
   forgetServing(config.dataDir);
@@ -158,6 +178,12 @@ async function runPrimary(config: Config, count: number): Promise<void> {
     await rt.store.close();
     throw e;
   });
+  const radius = await radiusListener(rt).catch(async (e) => {
+    await metrics?.close();
+    await workers.stop('SIGTERM');
+    await rt.store.close();
+    throw e;
+  });
   console.log(listeningLine(rt, workers.url, count));
   recordServing(config.dataDir, workers.url);
   const rotation = startAuditRotation(rt);
@@ -167,6 +193,7 @@ async function runPrimary(config: Config, count: number): Promise<void> {
   rt.log.info({ signal }, 'shutting down');
   rotation.stop();
   await tasks.stop();
+  await radius?.close();
   await metrics?.close();
   await workers.stop(signal);
   await rt.store.close();

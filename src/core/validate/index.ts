@@ -6,6 +6,12 @@ export { type AuthItems, clientOfflineRefill, type RefillInput } from './auth-it
 export { check, clientCheck, clientPoll } from './check.ts';
 export { answerOf, checkAuditColumns, pollAuditColumns } from './outcome.ts';
 export { parseLastAuth } from './policies.ts';
+export {
+  parseRadiusReply,
+  RADIUS_REPLY_ATTRIBUTES,
+  type RadiusReplyAttribute,
+  radiusReplyAttributes,
+} from './radius-reply.ts';
 export type { CheckInput, CheckResult } from './request.ts';
 export { samlAttributes } from './saml.ts';
 export { triggerChallenge } from './trigger.ts';

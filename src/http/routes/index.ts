@@ -14,6 +14,7 @@ export { machineresolverRoutes } from './machineresolver.ts';
 export { monitoringRoutes } from './monitoring.ts';
 export { periodictaskRoutes } from './periodictask.ts';
 export { policyRoutes } from './policy.ts';
+export { radiusclientRoutes } from './radiusclient.ts';
 export { radiusserverRoutes } from './radiusserver.ts';
 export { realmRoutes } from './realm.ts';
 export { resolverRoutes } from './resolver.ts';
