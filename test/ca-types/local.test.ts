@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { caType } from '../../src/ca-types/index.ts';
-import { makeCsr, openssl } from '../helpers/test-ca.ts';
+import { makeCsr, openssl, selfSignedCa } from '../helpers/test-ca.ts';
 import { allowedFilesIn } from '../helpers/user-stores.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'authsrv-localca-'));
@@ -23,20 +23,7 @@ describe('the local CA type', () => {
   it.each(Object.keys(KEYS))('signs certificates and CRLs with a %s key', async (kind) => {
     const cakey = join(dir, `${kind}.key`);
     const cacert = join(dir, `${kind}.crt`);
-    openssl(['genpkey', ...KEYS[kind]!, '-out', cakey]);
-    openssl([
-      'req',
-      '-x509',
-      '-new',
-      '-key',
-      cakey,
-      '-out',
-      cacert,
-      '-days',
-      '30',
-      '-subj',
-      `/CN=${kind} CA`,
-    ]);
+    selfSignedCa(cakey, cacert, KEYS[kind]!, { subject: `/CN=${kind} CA`, days: 30 });
     const ca = await caType('local').open({ cacert, cakey }, allowedFilesIn(dir));
     const now = new Date();
     const serial = Buffer.from('0123456789abcdef', 'hex');

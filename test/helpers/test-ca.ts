@@ -31,13 +31,15 @@ export function openssl(args: string[], input?: string): string {
   return execFileSync('openssl', args, { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
-/** A CA (RSA 2048, CN=authsrv Test CA) in `<base>/ca`, with a templates file. */
-export function makeTestCa(base: string): TestCa {
-  const dir = join(base, 'ca');
-  mkdirSync(dir, { recursive: true });
-  const cakey = join(dir, 'cakey.pem');
-  const cacert = join(dir, 'cacert.pem');
-  openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', cakey]);
+/** A key made by `openssl genpkey <keyArgs>` and its self-signed certificate, written to the files given. */
+export function selfSignedCa(
+  cakey: string,
+  cacert: string,
+  keyArgs: readonly string[],
+  o: { subject: string; days: number; extensions?: readonly string[] },
+): void {
+  openssl(['genpkey', ...keyArgs, '-out', cakey]);
+  const extensions = (o.extensions ?? []).flatMap((e) => ['-addext', e]);
   openssl([
     'req',
     '-x509',
@@ -47,14 +49,24 @@ export function makeTestCa(base: string): TestCa {
     '-out',
     cacert,
     '-days',
-    '3650',
+    String(o.days),
     '-subj',
-    '/CN=authsrv Test CA/O=authsrv',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
+    o.subject,
+    ...extensions,
   ]);
+}
+
+/** A CA (RSA 2048, CN=authsrv Test CA) in `<base>/ca`, with a templates file. */
+export function makeTestCa(base: string): TestCa {
+  const dir = join(base, 'ca');
+  mkdirSync(dir, { recursive: true });
+  const cakey = join(dir, 'cakey.pem');
+  const cacert = join(dir, 'cacert.pem');
+  selfSignedCa(cakey, cacert, ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048'], {
+    subject: '/CN=authsrv Test CA/O=authsrv',
+    days: 3650,
+    extensions: ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign'],
+  });
   const keyPassword = 'ca-key-p4ss';
   const encryptedKey = join(dir, 'cakey-enc.pem');
   openssl(['pkey', '-in', cakey, '-aes256', '-passout', `pass:${keyPassword}`, '-out', encryptedKey]);
@@ -106,4 +118,21 @@ export function pkcs12Info(ca: TestCa, base64: string, password: string): string
   });
   if (r.status !== 0) throw new Error(`openssl pkcs12 failed: ${r.stderr}`);
   return `${r.stderr}${r.stdout}`;
+}
+
+/** `authsrv caconnector set NAME` of a local connector on this CA with the key file given. */
+export function caconnectorSetArgs(ca: TestCa, key: string, name = 'ca1'): string[] {
+  return [
+    'caconnector',
+    'set',
+    name,
+    '--type',
+    'local',
+    '--cacert',
+    ca.cacert,
+    '--cakey',
+    key,
+    '--templates',
+    ca.templates,
+  ];
 }

@@ -6,7 +6,7 @@ import type { Context } from '../../../src/core/context.ts';
 import { CLI_USER, type CliEnv, expectOneLineError } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
 import { cliDialects } from '../../helpers/dialects.ts';
-import { crlText, makeTestCa } from '../../helpers/test-ca.ts';
+import { caconnectorSetArgs, crlText, makeTestCa } from '../../helpers/test-ca.ts';
 
 describe.each(cliDialects())('authsrv caconnector on %s', (dialect) => {
   let c: CliEnv;
@@ -17,17 +17,7 @@ describe.each(cliDialects())('authsrv caconnector on %s', (dialect) => {
     const ca = makeTestCa(c.dataDir);
     const set = await c.run(
       [
-        'caconnector',
-        'set',
-        'ca1',
-        '--type',
-        'local',
-        '--cacert',
-        ca.cacert,
-        '--cakey',
-        ca.encryptedKey,
-        '--templates',
-        ca.templates,
+        ...caconnectorSetArgs(ca, ca.encryptedKey),
         '--crl',
         ca.crl,
         '--option',
@@ -47,22 +37,7 @@ describe.each(cliDialects())('authsrv caconnector on %s', (dialect) => {
       templates: ca.templates,
     });
     // Set again without a password: the stored one is kept for the same key file.
-    const again = await c.run([
-      'caconnector',
-      'set',
-      'ca1',
-      '--type',
-      'local',
-      '--cacert',
-      ca.cacert,
-      '--cakey',
-      ca.encryptedKey,
-      '--templates',
-      ca.templates,
-      '--crl',
-      ca.crl,
-      '--json',
-    ]);
+    const again = await c.run([...caconnectorSetArgs(ca, ca.encryptedKey), '--crl', ca.crl, '--json']);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).data.password).toBe('__CENSORED__');
     expect(JSON.parse((await c.run(['caconnector', 'list', '--json'])).stdout)).toEqual([

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { type CliEnv, expectOneLineError } from '../../helpers/cli.ts';
 import { useCliEnv } from '../../helpers/cli-fixture.ts';
 import { cliDialects } from '../../helpers/dialects.ts';
-import { makeCsr, makeTestCa, pkcs12Info, verify } from '../../helpers/test-ca.ts';
+import { caconnectorSetArgs, makeCsr, makeTestCa, pkcs12Info, verify } from '../../helpers/test-ca.ts';
 
 describe.each(cliDialects())('authsrv token init --type certificate on %s', (dialect) => {
   let c: CliEnv;
@@ -14,19 +14,7 @@ describe.each(cliDialects())('authsrv token init --type certificate on %s', (dia
 
   it('issues a certificate for a CSR file and for a generated key (PKCS#12 file)', async () => {
     const ca = makeTestCa(c.dataDir);
-    const set = await c.run([
-      'caconnector',
-      'set',
-      'ca1',
-      '--type',
-      'local',
-      '--cacert',
-      ca.cacert,
-      '--cakey',
-      ca.cakey,
-      '--templates',
-      ca.templates,
-    ]);
+    const set = await c.run([...caconnectorSetArgs(ca, ca.cakey)]);
     expect(set.code).toBe(0);
     const csrFile = join(c.dataDir, 'req.csr');
     writeFileSync(csrFile, makeCsr(ca.dir, '/CN=laptop.example.org'));
