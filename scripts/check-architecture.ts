@@ -99,6 +99,8 @@ export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['event'],
   ['periodictask'],
   ['documentation', 'status', 'setup'],
+  // Imports of other servers' installations write every kind of object through its service.
+  ['import'],
 ];
 
 /**

@@ -18,11 +18,16 @@ export function isTransientConflict(error: unknown): boolean {
   return e.errno === 1213 || e.code === 'ER_LOCK_DEADLOCK' || e.code === '40P01' || e.code === '40001';
 }
 
-/** Runs `work` in one transaction, again (after a short random pause) when the database aborted it. */
+/**
+ * Runs `work` in one transaction, again (after a short random pause) when the database aborted it.
+ * A store that is already a transaction (a whole import run through the services, src/core/import)
+ * runs `work` inside it: the outer transaction commits or rolls back everything, and retries it.
+ */
 export async function runTransaction<T>(
   store: Pick<Store, 'db'>,
   work: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
+  if (store.db.isTransaction) return work(store.db as Transaction<Database>);
   for (let attempt = 1; ; attempt++) {
     try {
       return await store.db.transaction().execute(work);

@@ -14,6 +14,7 @@ export { dbCommand } from './db.ts';
 export { eventCommand } from './event.ts';
 export { gpgCommand } from './gpg.ts';
 export { hsmCommand } from './hsm.ts';
+export { importCommand } from './import.ts';
 export { machineCommand } from './machine.ts';
 export { machineresolverCommand } from './machineresolver.ts';
 export { policyCommand } from './policy.ts';
