@@ -15,12 +15,15 @@ export interface Argon2Params {
 
 export const DEFAULT_ARGON2: Argon2Params = { memoryKiB: 19_456, passes: 2, parallelism: 1 };
 const TAG_BYTES = 32;
+/** Tags verified: authsrv's 32 bytes, and 16 bytes of privacyIDEA's (passlib's) hashes. */
+const MIN_TAG_BYTES = 16;
+const MAX_TAG_BYTES = 64;
 
-function derive(password: string, salt: Buffer, p: Argon2Params): Promise<Buffer> {
-  return withHashSlot(() => deriveNow(password, salt, p));
+function derive(password: string, salt: Buffer, p: Argon2Params, tagLength = TAG_BYTES): Promise<Buffer> {
+  return withHashSlot(() => deriveNow(password, salt, p, tagLength));
 }
 
-function deriveNow(password: string, salt: Buffer, p: Argon2Params): Promise<Buffer> {
+function deriveNow(password: string, salt: Buffer, p: Argon2Params, tagLength: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     argon2(
       'argon2id',
@@ -28,7 +31,7 @@ function deriveNow(password: string, salt: Buffer, p: Argon2Params): Promise<Buf
         message: password,
         nonce: salt,
         parallelism: p.parallelism,
-        tagLength: TAG_BYTES,
+        tagLength,
         memory: p.memoryKiB,
         passes: p.passes,
       },
@@ -68,10 +71,11 @@ export async function verifyPassword(password: string, phc: string): Promise<boo
     params.passes >= 1 &&
     params.passes <= MAX_PASSES &&
     salt.length >= 8 &&
-    expected.length === TAG_BYTES;
+    expected.length >= MIN_TAG_BYTES &&
+    expected.length <= MAX_TAG_BYTES;
   if (!sane) return false;
   try {
-    const actual = await derive(password, salt, params);
+    const actual = await derive(password, salt, params, expected.length);
     return timingSafeEqual(actual, expected);
   } catch {
     return false;

@@ -18,6 +18,14 @@ describe('password hashes', () => {
     expect(Buffer.from(tag!, 'base64')).toHaveLength(32);
   });
 
+  it("verify privacyIDEA's hashes: m=102400, t=9, p=8 and a 16-byte tag", async () => {
+    // The admin hash of test/fixtures/privacyidea-3.11 (manifest.json): argon2id of PI_PEPPER + 'test'.
+    const pepper = '3baa3f6f94ef1c1342bdc7aff2c6f8d726ebfb2083f8f740';
+    const h = '$argon2id$v=19$m=102400,t=9,p=8$iJHSOqcUAiBEaG3tfe8dAw$7l/qeNsUvTGCB5HE9Yl7rw';
+    expect(await verifyPassword(`${pepper}test`, h)).toBe(true);
+    expect(await verifyPassword(`${pepper}tesT`, h)).toBe(false);
+  });
+
   it('use a new salt every time', async () => {
     expect(await hashPassword('same')).not.toBe(await hashPassword('same'));
   });

@@ -57,8 +57,10 @@ export {
   deleteTokenRows,
   findToken,
   incFailcount,
+  insertMigratedTokens,
   type LoadedToken,
   loadRows,
+  type MigratedToken,
   pinHash,
   pinMatches,
   requireToken,
@@ -67,6 +69,7 @@ export {
   setActive,
   setTokenInfoRacing,
   setTokenOwner,
+  type TokenInfoEntry,
   tokenState,
   tokensOfOwner,
 } from './store/index.ts';
