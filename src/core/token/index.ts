@@ -66,6 +66,7 @@ export {
   requireToken,
   resetFailcount,
   resetFailcounts,
+  sealKey,
   setActive,
   setTokenInfoRacing,
   setTokenOwner,
