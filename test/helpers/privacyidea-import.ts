@@ -1,13 +1,14 @@
 // A test runtime with the privacyIDEA 3.11 fixture imported (test/helpers/privacyidea-fixture.ts):
 // the fixture's files allowed, the clock after the snapshot (2026-11-25 16:54:45 UTC), and the
-// machine resolver `mighosts` the machine tokens refer to written through authsrv's service
-// (its own section, machineresolvers, is not part of this branch).
+// machine resolver `mighosts` the machine tokens refer to written through authsrv's service while
+// the import has no section machineresolvers of its own.
 import { join } from 'node:path';
 import {
   type ImportReport,
   importPrivacyidea,
   type PrivacyideaImportOptions,
 } from '../../src/core/import/index.ts';
+import { SECTIONS } from '../../src/core/import/privacyidea/sections/index.ts';
 import { saveMachineResolver } from '../../src/core/machineresolver/index.ts';
 import type { DialectName } from './dialects.ts';
 import { fixtureImport, PI_FIXTURE } from './privacyidea-fixture.ts';
@@ -22,7 +23,8 @@ export async function fixtureRuntime(dialect: DialectName): Promise<TestRuntime>
     config: { 'files.allowed_dirs': PI_FIXTURE },
     now: AFTER_SNAPSHOT,
   });
-  await saveMachineResolver(t.ctx, 'mighosts', { type: 'hosts', filename: join(PI_FIXTURE, 'hosts') });
+  if (!SECTIONS.some((s) => s.name === 'machineresolvers'))
+    await saveMachineResolver(t.ctx, 'mighosts', { type: 'hosts', filename: join(PI_FIXTURE, 'hosts') });
   return t;
 }
 
