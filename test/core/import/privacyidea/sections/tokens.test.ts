@@ -2,15 +2,25 @@
 // stores (counters, fail counters, state, owner, realms, groups, tokeninfo), and that the tokens
 // authenticate through authsrv's validate service with their users and PINs, once per value.
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportReport } from '../../../../../src/core/import/index.ts';
-import { findToken, tokenState } from '../../../../../src/core/token/index.ts';
+import { importPrivacyidea } from '../../../../../src/core/import/index.ts';
+import { setRealm } from '../../../../../src/core/realm/index.ts';
+import { saveResolver } from '../../../../../src/core/resolver/index.ts';
+import {
+  findToken,
+  initToken,
+  listTokens,
+  setTokenGroup,
+  tokenState,
+} from '../../../../../src/core/token/index.ts';
 import type { CheckInput } from '../../../../../src/core/validate/index.ts';
 import { check } from '../../../../../src/core/validate/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
 import { hotp } from '../../../../helpers/otp.ts';
-import { piManifest } from '../../../../helpers/privacyidea-fixture.ts';
-import { importedRuntime, sectionReport } from '../../../../helpers/privacyidea-import.ts';
+import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
+import { fixtureRuntime, importedRuntime, sectionReport } from '../../../../helpers/privacyidea-import.ts';
 import type { TestRuntime } from '../../../../helpers/runtime.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: manifest entries are data
@@ -250,5 +260,35 @@ describe.each(testDialects())('import privacyidea: tokens (%s)', (dialect) => {
     expect(
       await accepts({ ...ownerOf('MIGIDX01'), transactionId: d.transaction_id as string, pass: answer }),
     ).toBe(true);
+  });
+});
+
+describe('import privacyidea: tokens, resolvers, realms and groups authsrv already has', () => {
+  it('are conflicts (resolver names compared case-insensitively): the import refuses and writes nothing', async () => {
+    const t = await fixtureRuntime('sqlite');
+    try {
+      await initToken(t.ctx, { type: 'spass', serial: 'MIGHOTP01' });
+      await saveResolver(t.ctx, 'MigPasswd', {
+        type: 'passwdresolver',
+        Filename: join(PI_FIXTURE, 'users.passwd'),
+      });
+      await setRealm(t.ctx, 'migsql', ['MigPasswd'], {});
+      await setTokenGroup(t.ctx, 'miggroup2', 'mine');
+      const dry = await importPrivacyidea(t.ctx, fixtureImport({ dryRun: true }));
+      expect(
+        Object.fromEntries(
+          dry.sections.filter((s) => s.conflicts.length > 0).map((s) => [s.name, s.conflicts]),
+        ),
+      ).toEqual({
+        resolvers: ['migpasswd'],
+        realms: ['migsql'],
+        tokengroups: ['miggroup2'],
+        tokens: ['MIGHOTP01'],
+      });
+      await expect(importPrivacyidea(t.ctx, fixtureImport())).rejects.toThrow(/already holds objects/);
+      expect((await listTokens(t.ctx, {})).count).toBe(1);
+    } finally {
+      await t.close();
+    }
   });
 });
