@@ -2,6 +2,8 @@
 // the fixture's files allowed, the clock after the snapshot (2026-11-25 16:54:45 UTC), and the
 // machine resolver `mighosts` the machine tokens refer to written through authsrv's service while
 // the import has no section machineresolvers of its own.
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type ImportReport,
@@ -10,6 +12,7 @@ import {
 } from '../../src/core/import/index.ts';
 import { SECTIONS } from '../../src/core/import/privacyidea/sections/index.ts';
 import { saveMachineResolver } from '../../src/core/machineresolver/index.ts';
+import { openPool } from '../../src/store/index.ts';
 import type { DialectName } from './dialects.ts';
 import { fixtureImport, PI_FIXTURE } from './privacyidea-fixture.ts';
 import { openTestRuntime, type TestRuntime } from './runtime.ts';
@@ -43,4 +46,26 @@ export function sectionReport(report: ImportReport, name: string) {
   const s = report.sections.find((x) => x.name === name);
   if (!s) throw new Error(`no section ${name} in the report`);
   return s;
+}
+
+/**
+ * A copy of the fixture's database changed by `edit` (rows privacyIDEA could have that the fixture
+ * lacks); the path of the copy, for the option `db`.
+ */
+export async function editedFixture(
+  // biome-ignore lint/suspicious/noExplicitAny: privacyIDEA's schema
+  edit: (db: import('kysely').Kysely<any>) => Promise<void>,
+): Promise<string> {
+  const file = join(mkdtempSync(join(tmpdir(), 'authsrv-pi-')), 'pi.sqlite');
+  copyFileSync(join(PI_FIXTURE, 'pi.sqlite'), file);
+  const db = await openPool(
+    { dialect: 'sqlite', file },
+    { maxConnections: 1, sqlite: { busyTimeoutMs: 1000 } },
+  );
+  try {
+    await edit(db);
+  } finally {
+    await db.destroy();
+  }
+  return file;
 }

@@ -2,11 +2,11 @@
 // the realm service, and privacyIDEA's default realm as authsrv's default when authsrv has none.
 // Entries that privacyIDEA restricts to one node (node_uuid) are reported: the realm service sets
 // the entries of every node only.
-import { resolverKinds } from '../../../../resolvers/index.ts';
 import { listRealms, setDefaultRealm, setRealm } from '../../../realm/index.ts';
 import type { ImportSection, Skipped } from '../section.ts';
 import type { PiDatabase } from '../source.ts';
 import { piBool, piText, takenNames } from './pi-values.ts';
+import { resolversToImport } from './resolvers.ts';
 
 interface PlannedRealm {
   name: string;
@@ -21,14 +21,14 @@ export async function realmsToImport(db: PiDatabase): Promise<{
   piDefault: string;
 }> {
   const realms = await db.selectFrom('realm').select(['id', 'name', 'default']).orderBy('name').execute();
-  const resolvers = await db.selectFrom('resolver').select(['id', 'name', 'rtype']).execute();
+  const resolvers = await db.selectFrom('resolver').select(['id', 'name']).execute();
+  const importable = await resolversToImport(db);
   const links = await db
     .selectFrom('resolverrealm')
     .select(['resolver_id', 'realm_id', 'priority', 'node_uuid'])
     .orderBy('id')
     .execute();
   const nodes = await db.selectFrom('nodename').select(['id', 'name']).execute();
-  const known = new Set(resolverKinds().map((k) => k.type));
   const skipped: Skipped[] = [];
   const planned: PlannedRealm[] = [];
   for (const realm of realms) {
@@ -44,7 +44,7 @@ export async function realmsToImport(db: PiDatabase): Promise<{
           object: `${name}: ${resolverName} on node ${nodeName}`,
           reason: 'authsrv imports the resolvers of a realm for every node only; add it by hand',
         });
-      } else if (!resolver || !known.has(piText(resolver.rtype))) {
+      } else if (!importable.has(resolverName)) {
         skipped.push({ object: `${name}: ${resolverName}`, reason: 'its resolver is not imported' });
       } else {
         p.resolvers.push(resolverName);

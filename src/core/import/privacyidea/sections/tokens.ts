@@ -12,8 +12,17 @@ import type { Context } from '../../../context.ts';
 import { insertMigratedTokens, type MigratedToken, sealKey } from '../../../token/index.ts';
 import type { ImportInput, ImportSection, Skipped } from '../section.ts';
 import { existingNames } from './existing.ts';
-import { keyValueRows, namesById, openKeyValue, piBool, piInt, piText } from './pi-values.ts';
+import {
+  keyValueRows,
+  namesById,
+  openKeyValue,
+  type PiKeyValue,
+  piBool,
+  piInt,
+  piText,
+} from './pi-values.ts';
 import { realmsToImport } from './realms.ts';
+import { resolversToImport } from './resolvers.ts';
 import { importedPin } from './token-pin.ts';
 import { converterOf, type PiSecrets } from './token-secrets.ts';
 
@@ -38,6 +47,7 @@ export const tokenSection: ImportSection = {
     const info = await keyValueRows(db, 'tokeninfo', 'token_id');
     const links = await readLinks(input);
     const imported = new Set((await realmsToImport(db)).planned.map((p) => p.name));
+    const resolvers = await resolversToImport(db);
     const skipped: Skipped[] = [];
     const planned: MigratedToken[] = [];
     for (const row of rows) {
@@ -45,11 +55,17 @@ export const tokenSection: ImportSection = {
       if (!t) continue;
       const id = Number(row.id);
       const owner = links.owners.get(id);
-      if (owner && !imported.has(owner.realm))
-        skipped.push({ object: `${t.row.serial} owner`, reason: `the realm ${owner.realm} is not imported` });
+      const ownerLeftOut = !owner
+        ? undefined
+        : !imported.has(owner.realm)
+          ? `the realm ${owner.realm} is not imported`
+          : !resolvers.has(owner.resolver)
+            ? `the resolver ${owner.resolver} is not imported`
+            : undefined;
+      if (ownerLeftOut) skipped.push({ object: `${t.row.serial} owner`, reason: ownerLeftOut });
       planned.push({
         ...t,
-        owner: owner && imported.has(owner.realm) ? owner : undefined,
+        owner: ownerLeftOut ? undefined : owner,
         realms: (links.realms.get(id) ?? []).filter((r) => imported.has(r)),
         groups: links.groups.get(id) ?? [],
       });
@@ -60,6 +76,7 @@ export const tokenSection: ImportSection = {
       skipped,
       conflicts: await existingNames(ctx, 'token', 'serial', serials),
       async write(inner, progress) {
+        // The import's transaction (run.ts): the store writes the rows in it.
         const trx = inner.store.db as Parameters<typeof insertMigratedTokens>[1];
         let written = 0;
         for (const part of chunked(planned, BATCH)) {
@@ -77,7 +94,7 @@ async function plannedToken(
   input: ImportInput,
   ctx: Context,
   row: PiTokenRow,
-  infoRows: Parameters<typeof openKeyValue>[1][],
+  infoRows: readonly PiKeyValue[],
   skipped: Skipped[],
 ): Promise<Pick<MigratedToken, 'row' | 'info'> | undefined> {
   const serial = piText(row.serial);

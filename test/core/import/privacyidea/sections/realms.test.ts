@@ -7,7 +7,12 @@ import { listRealms, setRealm } from '../../../../../src/core/realm/index.ts';
 import { saveResolver } from '../../../../../src/core/resolver/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
 import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
-import { fixtureRuntime, importedRuntime, sectionReport } from '../../../../helpers/privacyidea-import.ts';
+import {
+  editedFixture,
+  fixtureRuntime,
+  importedRuntime,
+  sectionReport,
+} from '../../../../helpers/privacyidea-import.ts';
 import type { TestRuntime } from '../../../../helpers/runtime.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: manifest entries are data
@@ -60,6 +65,31 @@ describe('import privacyidea: realms beside a default realm of authsrv', () => {
         false,
         false,
       ]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('import privacyidea: realm entries of one node', () => {
+  it('are reported; the realm keeps its entries for every node', async () => {
+    const node = piManifest.fixture.pi_node_uuid as string;
+    const db = await editedFixture(async (pi) => {
+      await pi
+        .insertInto('resolverrealm')
+        .values({ resolver_id: 2, realm_id: 1, priority: 5, node_uuid: node })
+        .execute();
+    });
+    const t = await fixtureRuntime('sqlite');
+    try {
+      const report = await importPrivacyidea(t.ctx, fixtureImport({ db }));
+      expect(sectionReport(report, 'realms').skipped).toEqual([
+        {
+          object: 'migrealm: migsqlres on node peer',
+          reason: 'authsrv imports the resolvers of a realm for every node only; add it by hand',
+        },
+      ]);
+      expect((await listRealms(t.rt)).migrealm?.resolver.map((r) => r.name)).toEqual(['migpasswd']);
     } finally {
       await t.close();
     }

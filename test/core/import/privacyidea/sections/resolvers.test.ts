@@ -4,12 +4,17 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findUser } from '../../../../../src/core/directory/index.ts';
-import type { ImportReport } from '../../../../../src/core/import/index.ts';
+import { type ImportReport, importPrivacyidea } from '../../../../../src/core/import/index.ts';
 import { parseStored } from '../../../../../src/core/plugin-settings/index.ts';
 import { listResolvers } from '../../../../../src/core/resolver/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
-import { PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
-import { importedRuntime, sectionReport } from '../../../../helpers/privacyidea-import.ts';
+import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
+import {
+  editedFixture,
+  fixtureRuntime,
+  importedRuntime,
+  sectionReport,
+} from '../../../../helpers/privacyidea-import.ts';
 import type { TestRuntime } from '../../../../helpers/runtime.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: manifest entries are data
@@ -72,6 +77,32 @@ describe.each(testDialects())('import privacyidea: resolvers (%s)', (dialect) =>
         expect(await found!.store.checkPassword(found!.info, u.password), login).toBe(true);
         expect(await found!.store.checkPassword(found!.info, `${u.password}x`), login).toBe(false);
       }
+    }
+  });
+});
+
+describe('import privacyidea: resolvers and settings authsrv cannot take', () => {
+  it('are reported; a file outside files.allowed_dirs refuses the import', async () => {
+    const db = await editedFixture(async (pi) => {
+      await pi
+        .insertInto('resolverconfig')
+        .values({ resolver_id: 1, Key: 'mig.extra', Value: 'x', Type: '' })
+        .execute();
+      await pi.insertInto('resolver').values({ id: 9, name: 'mighttp', rtype: 'httpresolver' }).execute();
+    });
+    const t = await fixtureRuntime('sqlite');
+    try {
+      const report = await importPrivacyidea(t.ctx, fixtureImport({ db, dryRun: true }));
+      expect(sectionReport(report, 'resolvers').skipped).toEqual([
+        { object: 'mighttp', reason: 'authsrv has no resolver type httpresolver' },
+        { object: 'migpasswd.mig.extra', reason: "authsrv's passwdresolver has no setting mig.extra" },
+      ]);
+      await expect(importPrivacyidea(t.ctx, fixtureImport({ db, mapPaths: [] }))).rejects.toThrow(
+        /The resolver migpasswd cannot be imported: .*users.passwd/,
+      );
+      expect(await listResolvers(t.ctx)).toEqual({});
+    } finally {
+      await t.close();
     }
   });
 });
