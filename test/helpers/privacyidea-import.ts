@@ -2,8 +2,7 @@
 // the fixture's files allowed, the clock after the snapshot (2026-11-25 16:54:45 UTC), and the
 // machine resolver `mighosts` the machine tokens refer to written through authsrv's service while
 // the import has no section machineresolvers of its own.
-import { copyFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type ImportReport,
@@ -50,13 +49,14 @@ export function sectionReport(report: ImportReport, name: string) {
 
 /**
  * A copy of the fixture's database changed by `edit` (rows privacyIDEA could have that the fixture
- * lacks); the path of the copy, for the option `db`.
+ * lacks), in the runtime's data directory (removed with it); the path of the copy, for the option `db`.
  */
 export async function editedFixture(
+  t: TestRuntime,
   // biome-ignore lint/suspicious/noExplicitAny: privacyIDEA's schema
   edit: (db: import('kysely').Kysely<any>) => Promise<void>,
 ): Promise<string> {
-  const file = join(mkdtempSync(join(tmpdir(), 'authsrv-pi-')), 'pi.sqlite');
+  const file = join(t.dataDir, 'pi-edited.sqlite');
   copyFileSync(join(PI_FIXTURE, 'pi.sqlite'), file);
   const db = await openPool(
     { dialect: 'sqlite', file },

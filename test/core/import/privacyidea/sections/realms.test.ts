@@ -74,13 +74,13 @@ describe('import privacyidea: realms beside a default realm of authsrv', () => {
 describe('import privacyidea: realm entries of one node', () => {
   it('are reported; the realm keeps its entries for every node', async () => {
     const node = piManifest.fixture.pi_node_uuid as string;
-    const db = await editedFixture(async (pi) => {
+    const t = await fixtureRuntime('sqlite');
+    const db = await editedFixture(t, async (pi) => {
       await pi
         .insertInto('resolverrealm')
         .values({ resolver_id: 2, realm_id: 1, priority: 5, node_uuid: node })
         .execute();
     });
-    const t = await fixtureRuntime('sqlite');
     try {
       const report = await importPrivacyidea(t.ctx, fixtureImport({ db }));
       expect(sectionReport(report, 'realms').skipped).toEqual([

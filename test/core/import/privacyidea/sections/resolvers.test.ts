@@ -83,14 +83,14 @@ describe.each(testDialects())('import privacyidea: resolvers (%s)', (dialect) =>
 
 describe('import privacyidea: resolvers and settings authsrv cannot take', () => {
   it('are reported; a file outside files.allowed_dirs refuses the import', async () => {
-    const db = await editedFixture(async (pi) => {
+    const t = await fixtureRuntime('sqlite');
+    const db = await editedFixture(t, async (pi) => {
       await pi
         .insertInto('resolverconfig')
         .values({ resolver_id: 1, Key: 'mig.extra', Value: 'x', Type: '' })
         .execute();
       await pi.insertInto('resolver').values({ id: 9, name: 'mighttp', rtype: 'httpresolver' }).execute();
     });
-    const t = await fixtureRuntime('sqlite');
     try {
       const report = await importPrivacyidea(t.ctx, fixtureImport({ db, dryRun: true }));
       expect(sectionReport(report, 'resolvers').skipped).toEqual([

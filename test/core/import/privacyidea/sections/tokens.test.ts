@@ -300,7 +300,8 @@ describe('import privacyidea: tokens, resolvers, realms and groups authsrv alrea
 
 describe('import privacyidea: tokens authsrv cannot take', () => {
   it('are reported with the reason, and the rest is imported', async () => {
-    const db = await editedFixture(async (pi) => {
+    const t = await fixtureRuntime('sqlite');
+    const db = await editedFixture(t, async (pi) => {
       const type = (serial: string, tokentype: string) =>
         pi.updateTable('token').set({ tokentype }).where('serial', '=', serial).execute();
       const pin = (serial: string, pin_hash: string, pin_seed = '') =>
@@ -310,7 +311,6 @@ describe('import privacyidea: tokens authsrv cannot take', () => {
       await pin('SBS9552870001', 'a'.repeat(64), '0011223344556677');
       await pin('SBS9552870002', '$pbkdf2-sha512$25000$c2FsdA$aGFzaA');
     });
-    const t = await fixtureRuntime('sqlite');
     try {
       const report = await importPrivacyidea(t.ctx, fixtureImport({ db }));
       const tokens = sectionReport(report, 'tokens');
