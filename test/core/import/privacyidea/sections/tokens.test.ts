@@ -17,10 +17,12 @@ import {
 } from '../../../../../src/core/token/index.ts';
 import type { CheckInput } from '../../../../../src/core/validate/index.ts';
 import { check } from '../../../../../src/core/validate/index.ts';
+import { openPool } from '../../../../../src/store/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
 import { hotp } from '../../../../helpers/otp.ts';
 import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
 import {
+  AFTER_SNAPSHOT,
   editedFixture,
   fixtureRuntime,
   importedRuntime,
@@ -123,6 +125,33 @@ describe.each(testDialects())('import privacyidea: tokens (%s)', (dialect) => {
     }
   });
 
+  it('keeps the counters and seeds of the 200 foreign SBS tokens', async () => {
+    const pi = await openPool<never>(
+      { dialect: 'sqlite', file: join(PI_FIXTURE, 'pi.sqlite') },
+      { maxConnections: 1, sqlite: { readOnly: true, busyTimeoutMs: 1000 } },
+    );
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: privacyIDEA's schema
+      const rows = await (pi as any)
+        .selectFrom('token')
+        .select(['serial', 'count', 'failcount', 'otplen'])
+        .where('serial', 'like', 'SBS%')
+        .execute();
+      expect(rows).toHaveLength(200);
+      for (const r of rows as { serial: string; count: number; failcount: number; otplen: number }[]) {
+        const tok = (await findToken(t.rt, r.serial))!;
+        expect([Number(tok.row.count), tok.row.failcount, tok.row.otplen], r.serial).toEqual([
+          r.count,
+          r.failcount,
+          r.otplen,
+        ]);
+        expect(tokenState(t.rt, tok).key().length, r.serial).toBeGreaterThanOrEqual(20);
+      }
+    } finally {
+      await pi.destroy();
+    }
+  });
+
   it('keeps the token groups', async () => {
     const rows = await t.rt.store.db
       .selectFrom('tokengroup_token')
@@ -209,7 +238,20 @@ describe.each(testDialects())('import privacyidea: tokens (%s)', (dialect) => {
         expect(Number((await findToken(t.rt, serial))!.row.count), serial).toBe(next);
       }
     } finally {
-      t.setNow(new Date('2026-11-26T09:00:00.000Z'));
+      t.setNow(AFTER_SNAPSHOT);
+    }
+  });
+
+  it('refuses MIGTOTP02 outside its validity period', async () => {
+    const m = TOKENS.MIGTOTP02!;
+    const at = new Date('2031-01-01T00:00:00Z');
+    t.setNow(at);
+    try {
+      const step = Math.floor((at.getTime() / 1000 + m.timeShift_seconds) / m.timestep);
+      const otp = hotp(m.key_hex, step, m.otplen, m.hashlib);
+      expect(await accepts({ serial: 'MIGTOTP02', pass: `${m.pin}${otp}` })).toBe(false);
+    } finally {
+      t.setNow(AFTER_SNAPSHOT);
     }
   });
 
