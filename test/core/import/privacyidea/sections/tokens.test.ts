@@ -8,6 +8,7 @@ import type { ImportReport } from '../../../../../src/core/import/index.ts';
 import { importPrivacyidea } from '../../../../../src/core/import/index.ts';
 import { setRealm } from '../../../../../src/core/realm/index.ts';
 import { saveResolver } from '../../../../../src/core/resolver/index.ts';
+import { saveSmtpServer } from '../../../../../src/core/smtpserver/index.ts';
 import {
   findToken,
   initToken,
@@ -29,6 +30,7 @@ import {
   sectionReport,
 } from '../../../../helpers/privacyidea-import.ts';
 import type { TestRuntime } from '../../../../helpers/runtime.ts';
+import { startSmtpSink } from '../../../../helpers/smtp-sink.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: manifest entries are data
 type ManifestToken = Record<string, any>;
@@ -195,6 +197,33 @@ describe.each(testDialects())('import privacyidea: tokens (%s)', (dialect) => {
       if (m.key_hex) expect(key.toString('hex'), serial).toBe(m.key_hex);
       else if (m.password ?? m.registration_code ?? m.secret)
         expect(key.toString('utf8'), serial).toBe(m.password ?? m.registration_code ?? m.secret);
+    }
+  });
+
+  it('mails a value of MIGEMAIL01 to its address via its SMTP server and accepts it as the answer, once', async () => {
+    // The SMTP server is another section's: here it points at a sink, written after the import.
+    const sink = await startSmtpSink();
+    try {
+      await saveSmtpServer(t.ctx, 'migsmtp', {
+        server: '127.0.0.1',
+        port: String(sink.port),
+        username: sink.user,
+        password: sink.password,
+        sender: 'privacyidea@mig.example',
+        tls: 'True',
+        timeout: '5',
+        cacertificate: sink.cert,
+      });
+      const m = TOKENS.MIGEMAIL01!;
+      const d = await detailOf({ ...ownerOf('MIGEMAIL01'), pass: m.pin });
+      const mail = await sink.nextMail();
+      expect(mail.to).toEqual([m.tokeninfo.email.value]);
+      expect(m.sample_valid_otps.map((o: { otp: string }) => o.otp)).toContain(mail.body);
+      const transactionId = d.transaction_id as string;
+      expect(await accepts({ ...ownerOf('MIGEMAIL01'), transactionId, pass: mail.body })).toBe(true);
+      expect(await accepts({ ...ownerOf('MIGEMAIL01'), transactionId, pass: mail.body })).toBe(false);
+    } finally {
+      await sink.close();
     }
   });
 
