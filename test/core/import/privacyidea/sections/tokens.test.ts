@@ -8,6 +8,7 @@ import type { ImportReport } from '../../../../../src/core/import/index.ts';
 import { importPrivacyidea } from '../../../../../src/core/import/index.ts';
 import { setRealm } from '../../../../../src/core/realm/index.ts';
 import { saveResolver } from '../../../../../src/core/resolver/index.ts';
+import { saveSmsGateway } from '../../../../../src/core/smsgateway/index.ts';
 import { saveSmtpServer } from '../../../../../src/core/smtpserver/index.ts';
 import {
   findToken,
@@ -20,6 +21,7 @@ import type { CheckInput } from '../../../../../src/core/validate/index.ts';
 import { check } from '../../../../../src/core/validate/index.ts';
 import { openPool } from '../../../../../src/store/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
+import { startHttpSink } from '../../../../helpers/http-sink.ts';
 import { hotp } from '../../../../helpers/otp.ts';
 import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
 import {
@@ -222,6 +224,39 @@ describe.each(testDialects())('import privacyidea: tokens (%s)', (dialect) => {
       const transactionId = d.transaction_id as string;
       expect(await accepts({ ...ownerOf('MIGEMAIL01'), transactionId, pass: mail.body })).toBe(true);
       expect(await accepts({ ...ownerOf('MIGEMAIL01'), transactionId, pass: mail.body })).toBe(false);
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it('sends a value of MIGSMS01 to its phone via its SMS gateway and accepts it as the answer, once', async () => {
+    // The SMS gateway is another section's: here it points at a sink, written after the import.
+    const sink = await startHttpSink();
+    try {
+      await saveSmsGateway(t.ctx, {
+        name: 'migsmsgw',
+        module: 'http',
+        option: {
+          URL: sink.url,
+          HTTP_METHOD: 'GET',
+          CHECK_SSL: 'no',
+          SEND_DATA_AS_JSON: 'no',
+          TIMEOUT: '3',
+          text: '{otp}',
+          to: '{phone}',
+        },
+        header: {},
+        keepOmitted: false,
+      });
+      const m = TOKENS.MIGSMS01!;
+      const d = await detailOf({ ...ownerOf('MIGSMS01'), pass: m.pin });
+      const sent = new URL(sink.requests.at(-1)!.url, sink.url).searchParams;
+      expect(sent.get('to')).toBe(m.tokeninfo.phone.value);
+      const otp = sent.get('text') ?? '';
+      expect(m.sample_valid_otps.map((o: { otp: string }) => o.otp)).toContain(otp);
+      const transactionId = d.transaction_id as string;
+      expect(await accepts({ ...ownerOf('MIGSMS01'), transactionId, pass: otp })).toBe(true);
+      expect(await accepts({ ...ownerOf('MIGSMS01'), transactionId, pass: otp })).toBe(false);
     } finally {
       await sink.close();
     }
