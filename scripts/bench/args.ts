@@ -7,7 +7,7 @@ export const HELP = `npm run bench -- [options]
 
   --quick             short runs and small stores (1 s warm-up, 2 s measured, 1 000 HOTP tokens,
                       10 000 bulk tokens, 100 000 audit rows) to check that everything works
-  --only LIST         scenarios, e.g. 1,2p,5 (a number selects its variants: 1 = 1,1p; 5 = 5a,5b,5c;
+  --only LIST         scenarios, e.g. 1,2p,5,R (a number selects its variants: 1 = 1,1p; 5 = 5a,5b,5c;
                       2L is selected by name or by running everything)
   --db LIST           sqlite,postgres (default both; PostgreSQL is skipped when unreachable)
   --signing LIST      on,off (default both)
