@@ -49,6 +49,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'metrics.listen', kind: 'string', default: '' },
   { key: 'metrics.token_file', kind: 'string', default: '' },
   { key: 'radius.listen', kind: 'string', default: '' },
+  { key: 'radius.max_inflight', kind: 'int', default: 256, min: 1, max: 100_000 },
   {
     key: 'log.level',
     kind: 'enum',
@@ -117,8 +118,11 @@ export interface Config {
    * place it is served then) and/or behind a bearer token read from `tokenFile`.
    */
   metrics: { enabled: boolean; listen: { host: string; port: number } | undefined; tokenFile: string };
-  /** authsrv's own RADIUS server (src/radius-server, docs/radius.md): its UDP address, or off. */
-  radius: { listen: { host: string; port: number } | undefined };
+  /**
+   * authsrv's own RADIUS server (src/radius-server, docs/radius.md): its UDP address, or off; and
+   * how many datagrams it handles at once (beyond, new ones are dropped and counted).
+   */
+  radius: { listen: { host: string; port: number } | undefined; maxInflight: number };
   log: { level: string };
   /** Where the values came from, for `authsrv config` style diagnostics. */
   sourceFile: string | undefined;
@@ -169,7 +173,7 @@ export function toConfig(v: FlatValues, sourceFile: string | undefined): Config 
       listen: hostPort(s('metrics.listen')),
       tokenFile: s('metrics.token_file'),
     },
-    radius: { listen: hostPort(s('radius.listen')) },
+    radius: { listen: hostPort(s('radius.listen')), maxInflight: n('radius.max_inflight') },
     log: { level: s('log.level') },
     sourceFile,
   };

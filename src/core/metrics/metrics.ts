@@ -18,6 +18,8 @@ export class PromMetrics implements Metrics {
   private readonly logins: Counter<'result' | 'token_type'>;
   private readonly lockouts: Counter<'token_type'>;
   private readonly challenges: Counter<'token_type'>;
+  private readonly radiusRequests: Counter<'result'>;
+  private readonly radiusDrops: Counter<'reason'>;
   private readonly latency: Histogram<'route' | 'method' | 'status_class'>;
 
   private readonly token: string | undefined;
@@ -41,6 +43,18 @@ export class PromMetrics implements Metrics {
       name: 'authsrv_challenges_total',
       help: 'Challenges created (challenge-response and out-of-band tokens)',
       labelNames: ['token_type'],
+      registers,
+    });
+    this.radiusRequests = new Counter({
+      name: 'authsrv_radius_requests_total',
+      help: 'Datagrams the RADIUS server answered, by answer (a retransmission is answered from the cache)',
+      labelNames: ['result'],
+      registers,
+    });
+    this.radiusDrops = new Counter({
+      name: 'authsrv_radius_dropped_total',
+      help: 'Datagrams the RADIUS server dropped without an answer, by reason',
+      labelNames: ['reason'],
       registers,
     });
     this.latency = new Histogram({
@@ -82,6 +96,14 @@ export class PromMetrics implements Metrics {
 
   challenge(tokenType: string): void {
     this.challenges.inc({ token_type: none(tokenType) });
+  }
+
+  radiusRequest(result: string): void {
+    this.radiusRequests.inc({ result });
+  }
+
+  radiusDropped(reason: string): void {
+    this.radiusDrops.inc({ reason });
   }
 
   request(route: string, method: string, status: number, seconds: number): void {
