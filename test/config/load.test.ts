@@ -407,7 +407,11 @@ level = "debug"
   });
 
   it('keeps the RADIUS server off by default and reads radius.listen as host and port (IPv6 too)', () => {
-    expect(loadConfig({ env: {} }).radius).toEqual({ listen: undefined, maxInflight: 256 });
+    expect(loadConfig({ env: {} }).radius).toEqual({
+      listen: undefined,
+      maxInflight: 256,
+      throttleByCallingStationId: true,
+    });
     const c = loadConfig({ file: file('[radius]\nlisten = "0.0.0.0:1812"\n'), env: {} });
     expect(c.radius.listen).toEqual({ host: '0.0.0.0', port: 1812 });
     expect(loadConfig({ env: { AUTHSRV_RADIUS_LISTEN: '[::]:1812' } }).radius.listen).toEqual({
