@@ -20,6 +20,8 @@ export interface ImportedFixture {
   section(name: string): SectionReport;
   /** A scratch directory (the CA's copy lives in it), removed by close(). */
   dir: string;
+  /** The copy of the fixture's database that was imported, when `sql` was given. */
+  db: string | undefined;
   close(): Promise<void>;
 }
 
@@ -51,19 +53,23 @@ function caCopy(dir: string): string {
   return ca;
 }
 
-/** Opens a runtime, imports the fixture (or `db`, a copy of it) and returns it with the report. */
+/**
+ * Opens a runtime, imports the fixture and returns it with the report. `sql`: statements run on a
+ * copy of the fixture's database first (rows the fixture lacks), which is imported instead.
+ */
 export async function importedFixture(
   dialect: DialectName,
-  options: { db?: string; realms?: boolean } = {},
+  options: { sql?: string[]; realms?: boolean } = {},
 ): Promise<ImportedFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'authsrv-pi-import-'));
+  const db = options.sql ? fixtureDatabaseWith(dir, options.sql) : undefined;
   const t = await openTestRuntime(dialect, { config: { 'files.allowed_dirs': `${PI_FIXTURE},${dir}` } });
   if (options.realms !== false) await standInRealms(t);
   const base = fixtureImport();
   const report = await importPrivacyidea(
     t.ctx,
     fixtureImport({
-      ...(options.db ? { db: options.db } : {}),
+      ...(db ? { db } : {}),
       mapPaths: [...base.mapPaths.filter(([from]) => from !== CA_DIR), [CA_DIR, caCopy(dir)]],
     }),
   );
@@ -71,6 +77,7 @@ export async function importedFixture(
     t,
     report,
     dir,
+    db,
     section(name) {
       const found = report.sections.find((s) => s.name === name);
       if (!found) throw new Error(`no section ${name} in the report`);
@@ -84,7 +91,7 @@ export async function importedFixture(
 }
 
 /** A copy of the fixture's database in `dir` with the SQL statements run on it; its path. */
-export function fixtureDatabaseWith(dir: string, statements: string[]): string {
+function fixtureDatabaseWith(dir: string, statements: string[]): string {
   const path = join(dir, 'pi-modified.sqlite');
   copyFileSync(join(PI_FIXTURE, 'pi.sqlite'), path);
   const db = new BetterSqlite3(path);
