@@ -1,8 +1,10 @@
 // Policies (table policy, with policycondition and the `description` table). privacyIDEA's action
 // text (`a, b=1, c=x\, y`) is what authsrv's policy service reads too; pinode becomes servicenode.
-// Realms and resolvers the import itself creates (the realms section, written before this one)
-// do not exist yet when plan() tries a policy: the trial leaves those names out of its lists.
+// Realms and resolvers the import itself creates (the resolvers and realms sections, planned and
+// written before this one) do not exist yet when plan() tries a policy: the trial leaves those
+// names out of its lists. A policy naming a realm that neither exists nor is imported is skipped.
 import { type PolicyInput, setPolicy } from '../../../policy/index.ts';
+import type { ImportInput } from '../section.ts';
 import type { PiDatabase } from '../source.ts';
 import { namesIn, type Planned, piBool, piText, serviceSection } from './common.ts';
 
@@ -41,11 +43,9 @@ async function descriptionsByPolicy(db: PiDatabase): Promise<Map<number, string>
   return new Map(rows.map((r) => [Number(r.object_id), piText(r.description)]));
 }
 
-/** The lower-case names of privacyIDEA's realms and resolvers: the import creates them before the policies. */
-async function importedNames(db: PiDatabase): Promise<{ realms: Set<string>; resolvers: Set<string> }> {
-  const names = async (table: string) =>
-    new Set((await db.selectFrom(table).select('name').execute()).map((r) => piText(r.name).toLowerCase()));
-  return { realms: await names('realm'), resolvers: await names('resolver') };
+/** The names the import creates before the policies, in lower case. */
+function plannedNames(input: ImportInput, section: string): Set<string> {
+  return new Set(input.planned(section).map((n) => n.toLowerCase()));
 }
 
 function policyInput(
@@ -85,21 +85,22 @@ function without(list: PolicyInput['realm'], drop: Set<string>): string {
 
 export const policySection = serviceSection<PiPolicy>({
   name: 'policies',
-  async read({ source }) {
+  async read(input) {
+    const { source } = input;
     const conditions = await conditionsByPolicy(source.db);
     const descriptions = await descriptionsByPolicy(source.db);
-    const pending = await importedNames(source.db);
+    const pending = { realms: plannedNames(input, 'realms'), resolvers: plannedNames(input, 'resolvers') };
     const rows = await source.db.selectFrom('policy').selectAll().orderBy('name').execute();
     return rows.map((r): Planned<PiPolicy> => {
       const id = Number(r.id);
       const name = piText(r.name);
-      const input = policyInput(r, conditions.get(id) ?? [], descriptions.get(id));
+      const policy = policyInput(r, conditions.get(id) ?? [], descriptions.get(id));
       const trialInput = {
-        ...input,
-        realm: without(input.realm, pending.realms),
-        resolver: without(input.resolver, pending.resolvers),
+        ...policy,
+        realm: without(policy.realm, pending.realms),
+        resolver: without(policy.resolver, pending.resolvers),
       };
-      return { object: name, item: { name, input, trialInput } };
+      return { object: name, item: { name, input: policy, trialInput } };
     });
   },
   existing: namesIn('policy', 'name'),

@@ -2,12 +2,18 @@
 // action (privacyIDEA's text split at unescaped commas), lists, priority, flags, conditions and
 // description as the manifest shows them. The policies name realms: where the import has no realms
 // section yet, the test creates them first (privacyidea-import.ts), since the policy service
-// refuses a policy naming a realm that does not exist.
+// refuses a policy naming a realm that does not exist; plan() counts the realms an earlier section
+// imports as existing.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PiKeys } from '../../../../../src/core/import/privacyidea/keys.ts';
+import { policySection } from '../../../../../src/core/import/privacyidea/sections/policies.ts';
+import { openPrivacyideaDatabase, type PiSource } from '../../../../../src/core/import/privacyidea/source.ts';
 import { getPolicies } from '../../../../../src/core/policy/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
-import { piManifest } from '../../../../helpers/privacyidea-fixture.ts';
+import { PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
 import { type ImportedFixture, importedFixture } from '../../../../helpers/privacyidea-import.ts';
+import { openTestRuntime, type TestRuntime } from '../../../../helpers/runtime.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: manifest data
 const manifestPolicies = piManifest.policies as Record<string, any>;
@@ -102,3 +108,45 @@ describe.each(testDialects())('import privacyidea: policies authsrv refuses (%s)
     });
   });
 });
+
+describe.each(testDialects())(
+  'import privacyidea: policies and the realms the import creates (%s)',
+  (dialect) => {
+    let t: TestRuntime;
+    let source: PiSource;
+    beforeAll(async () => {
+      t = await openTestRuntime(dialect);
+      source = await openPrivacyideaDatabase(join(PI_FIXTURE, 'pi.sqlite'), PI_FIXTURE);
+    });
+    afterAll(async () => {
+      await source.close();
+      await t.close();
+    });
+
+    const plan = (realms: string[]) =>
+      policySection.plan(
+        {
+          source,
+          keys: PiKeys.fromFile(join(PI_FIXTURE, 'encfile')),
+          pepper: '',
+          mapPath: (p) => p,
+          planned: (section) => (section === 'realms' ? realms : []),
+        },
+        t.ctx,
+      );
+
+    it('plans the policies naming realms an earlier section imports', async () => {
+      const planned = await plan(['migrealm', 'migsql']);
+      expect(planned.objects.sort()).toEqual(Object.keys(manifestPolicies).sort());
+      expect(planned.skipped).toEqual([]);
+    });
+
+    it('skips those naming realms that neither exist nor are imported', async () => {
+      const planned = await plan(['migrealm']);
+      const onMigsql = Object.keys(manifestPolicies).filter((n) => manifestPolicies[n].realm === 'migsql');
+      expect(planned.skipped.map((s) => s.object).sort()).toEqual(onMigsql.sort());
+      for (const s of planned.skipped) expect(s.reason).toBe("Undefined User-Realms: ['migsql']!");
+      expect(await getPolicies(t.rt)).toEqual({});
+    });
+  },
+);
