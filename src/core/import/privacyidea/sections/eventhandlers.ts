@@ -24,6 +24,11 @@ export const eventHandlerSection = serviceSection<EventDefinitionInput>({
     return rows.map((r): Planned<EventDefinitionInput> => {
       const id = Number(r.id);
       const name = piText(r.name);
+      if (piText(r.condition) !== '')
+        return {
+          object: name,
+          refusal: `privacyIDEA's old single condition '${piText(r.condition)}' has no counterpart in authsrv: give it as a condition`,
+        };
       const input: EventDefinitionInput = {
         name,
         event: piText(r.event),

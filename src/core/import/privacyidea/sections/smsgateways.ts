@@ -6,8 +6,8 @@ import { type SaveSmsGatewayRequest, saveSmsGateway } from '../../../smsgateway/
 import { keyValuesByOwner, namesIn, type Planned, piText, serviceSection } from './common.ts';
 
 /**
- * Options privacyIDEA's providers read as a fixed value when they are not stored (its gateway forms
- * of older releases did not store them), which authsrv's providers require: filled in so.
+ * Options privacyIDEA's providers read as a fixed value when they are not stored (its API does not
+ * require them), which authsrv's providers require: filled in with that value.
  */
 const VALUE_WHEN_ABSENT: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   // HttpSMSProvider sends JSON only when SEND_DATA_AS_JSON is stored as yes.

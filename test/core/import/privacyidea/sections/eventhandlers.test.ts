@@ -1,7 +1,7 @@
 // The event handlers of the privacyIDEA fixture after an import: listed with their events, module,
 // action, position, ordering, options and conditions as the manifest shows them (an option left
-// empty in privacyIDEA is not set); a module authsrv lacks and a comparator other than `equal` are
-// reported as skipped with the reason.
+// empty in privacyIDEA is not set); a module authsrv lacks, a comparator other than `equal` and
+// privacyIDEA's old single condition are reported as skipped with the reason.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEventDefinitions } from '../../../../../src/core/event/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
@@ -18,7 +18,8 @@ describe.each(testDialects())('import privacyidea: eventhandlers (%s)', (dialect
       sql: [
         `INSERT INTO eventhandler (id, name, active, ordering, position, event, handlermodule, condition, action)
          VALUES (3, 'mig-federation', 1, 3, 'pre', 'auth', 'Federation', '', 'forward'),
-                (4, 'mig-compare', 1, 4, 'post', 'token_init', 'Logging', '', 'logging')`,
+                (4, 'mig-compare', 1, 4, 'post', 'token_init', 'Logging', '', 'logging'),
+                (5, 'mig-legacy', 1, 5, 'post', 'token_init', 'Logging', 'realm=x', 'logging')`,
         `INSERT INTO eventhandlercondition (id, eventhandler_id, "Key", "Value", comparator)
          VALUES (4, 4, 'tokentype', 'hotp', '!equals')`,
       ],
@@ -52,10 +53,11 @@ describe.each(testDialects())('import privacyidea: eventhandlers (%s)', (dialect
     }
   });
 
-  it('skips a module authsrv lacks and a comparator it does not know, with the reasons', () => {
+  it('skips a module authsrv lacks, a comparator it does not know and the old single condition, with the reasons', () => {
     const skipped = f.section('eventhandlers').skipped;
-    expect(skipped.map((s) => s.object)).toEqual(['mig-federation', 'mig-compare']);
+    expect(skipped.map((s) => s.object)).toEqual(['mig-federation', 'mig-compare', 'mig-legacy']);
     expect(skipped[0]?.reason).toMatch(/Federation/);
     expect(skipped[1]?.reason).toMatch(/'!equals'/);
+    expect(skipped[2]?.reason).toMatch(/old single condition 'realm=x'/);
   });
 });
