@@ -1,11 +1,14 @@
 // The administrators of the privacyIDEA fixture after an import: `admin` logs in at /auth with the
 // manifest's password (privacyIDEA's hash of PI_PEPPER + password), which is then re-hashed with
-// authsrv's own scheme; a wrong password is refused.
+// authsrv's own scheme; a wrong password is refused. Through the service and over HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LoginResult, listAdmins, login } from '../../../../../src/core/auth/index.ts';
+import { deleteAdmin, type LoginResult, listAdmins, login } from '../../../../../src/core/auth/index.ts';
+import { localOperator, withCaller } from '../../../../../src/core/context.ts';
+import { importPrivacyidea } from '../../../../../src/core/import/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
-import { piManifest } from '../../../../helpers/privacyidea-fixture.ts';
+import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
 import { type ImportedFixture, importedFixture } from '../../../../helpers/privacyidea-import.ts';
+import { startTestServer, type TestServer } from '../../../../helpers/server.ts';
 
 const [adminName, admin] = Object.entries(piManifest.admins)[0] as [
   string,
@@ -55,5 +58,28 @@ describe.each(testDialects())('import privacyidea: admins (%s)', (dialect) => {
     expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(((await loginWith(admin.password)) as LoginResult).caller.username).toBe(adminName);
     await expect(loginWith('wrong-password')).rejects.toThrow(/Wrong credentials/);
+  });
+});
+
+describe.each(testDialects())('import privacyidea: admins over HTTP (%s)', (dialect) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ dialect, config: { 'files.allowed_dirs': PI_FIXTURE } });
+    // The server's first administrator is also called admin: the import would refuse to run.
+    const operator = withCaller(s.rt, localOperator());
+    await deleteAdmin(operator, 'admin');
+    await importPrivacyidea(operator, fixtureImport());
+  }, 120_000);
+  afterAll(async () => s.close());
+
+  it('answers POST /auth with a token for the manifest password, and refuses a wrong one', async () => {
+    const wrong = await s.call('POST', '/auth', { username: adminName, password: 'not-the-password' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.json.result.status).toBe(false);
+    const ok = await s.call('POST', '/auth', { username: adminName, password: admin.password });
+    expect(ok.status).toBe(200);
+    expect(ok.json.result.value).toMatchObject({ username: adminName, role: 'admin' });
+    const listed = await s.call('GET', '/smtpserver/', {}, ok.json.result.value.token);
+    expect(listed.json.result.value[piManifest.smtpservers[0].identifier].password).toBe('__CENSORED__');
   });
 });
