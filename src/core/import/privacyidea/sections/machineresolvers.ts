@@ -2,8 +2,9 @@
 // privacyIDEA host go through --map-path; password-typed values are decrypted and sealed again by
 // the machine resolver service. The key `resolver` privacyIDEA's API stored (the name again) is no
 // setting and is left out.
+import type { Context } from '../../../context.ts';
 import { saveMachineResolver } from '../../../machineresolver/index.ts';
-import { decryptedValue, keyValuesByOwner, namesIn, type Planned, piText, serviceSection } from './common.ts';
+import { decryptedValue, keyValuesByOwner, type Planned, piText, serviceSection } from './common.ts';
 
 interface PiMachineResolver {
   name: string;
@@ -12,6 +13,16 @@ interface PiMachineResolver {
 
 /** Keys privacyIDEA's API stored beside the settings. */
 const NOT_SETTINGS = new Set(['resolver', 'name', 'type']);
+
+/** Machine resolver names are compared without case (saving `MigHosts` would change `mighosts`). */
+async function existingResolvers(
+  ctx: Context,
+  planned: ReadonlyArray<{ object: string }>,
+): Promise<string[]> {
+  const stored = await ctx.store.db.selectFrom('machineresolver').select('name').execute();
+  const lower = new Set(stored.map((r) => r.name.toLowerCase()));
+  return planned.map((p) => p.object).filter((name) => lower.has(name.toLowerCase()));
+}
 
 export const machineResolverSection = serviceSection<PiMachineResolver>({
   name: 'machineresolvers',
@@ -34,6 +45,6 @@ export const machineResolverSection = serviceSection<PiMachineResolver>({
       return { object: name, item: { name, params } };
     });
   },
-  existing: namesIn('machineresolver', 'name'),
+  existing: existingResolvers,
   write: (ctx, m) => saveMachineResolver(ctx, m.name, m.params),
 });

@@ -3,10 +3,16 @@
 // machines readable.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listMachineResolvers, machineStoreOf } from '../../../../../src/core/machineresolver/index.ts';
+import { importPrivacyidea } from '../../../../../src/core/import/index.ts';
+import {
+  listMachineResolvers,
+  machineStoreOf,
+  saveMachineResolver,
+} from '../../../../../src/core/machineresolver/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
-import { PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
+import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
 import { type ImportedFixture, importedFixture } from '../../../../helpers/privacyidea-import.ts';
+import { openTestRuntime, type TestRuntime } from '../../../../helpers/runtime.ts';
 
 const [m] = piManifest.machineresolvers;
 
@@ -40,5 +46,19 @@ describe.each(testDialects())('import privacyidea: machineresolvers (%s)', (dial
       ip: '192.168.77.10',
     });
     expect(machines.map((x) => x.id)).toEqual(['192.168.77.10']);
+  });
+});
+
+describe.each(testDialects())('import privacyidea: a machine resolver authsrv has (%s)', (dialect) => {
+  let t: TestRuntime;
+  beforeAll(async () => {
+    t = await openTestRuntime(dialect, { config: { 'files.allowed_dirs': PI_FIXTURE } });
+    await saveMachineResolver(t.ctx, 'MigHosts', { type: 'hosts', filename: join(PI_FIXTURE, 'hosts') });
+  });
+  afterAll(async () => t.close());
+
+  it('is a conflict also when its name differs in case', async () => {
+    const dry = await importPrivacyidea(t.ctx, fixtureImport({ dryRun: true }));
+    expect(dry.sections.find((s) => s.name === 'machineresolvers')?.conflicts).toEqual([m.name]);
   });
 });
