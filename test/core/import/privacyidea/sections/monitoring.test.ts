@@ -1,6 +1,6 @@
 // Monitoring values after an import (the fixture holds none: rows are added to a copy of its
 // database): every value of each stats key at its time, listed by the monitoring service; a second
-// run reports the keys as conflicts.
+// run reports the keys as conflicts. Times keep their microseconds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importPrivacyidea } from '../../../../../src/core/import/index.ts';
 import { statsKeys, statsValues } from '../../../../../src/core/monitoring/index.ts';
@@ -14,7 +14,7 @@ describe.each(testDialects())('import privacyidea: monitoring (%s)', (dialect) =
     f = await importedFixture(dialect, {
       sql: [
         `INSERT INTO monitoringstats (id, timestamp, stats_key, stats_value)
-         VALUES (1, '2026-11-25 16:00:00.250000', 'total_tokens', 221),
+         VALUES (1, '2026-11-25 16:00:00.250001', 'total_tokens', 221),
                 (2, '2026-11-25 16:30:00.000000', 'total_tokens', 222),
                 (3, '2026-11-25 16:30:00.000000', 'hardware_tokens', 0)`,
       ],
@@ -26,7 +26,7 @@ describe.each(testDialects())('import privacyidea: monitoring (%s)', (dialect) =
     expect(f.section('monitoring').objects).toEqual(['hardware_tokens', 'total_tokens']);
     expect(await statsKeys(f.t.rt)).toEqual(['hardware_tokens', 'total_tokens']);
     expect(await statsValues(f.t.rt, 'total_tokens')).toEqual([
-      ['2026-11-25 16:00:00.250000+0000', 221],
+      ['2026-11-25 16:00:00.250001+0000', 221],
       ['2026-11-25 16:30:00.000000+0000', 222],
     ]);
     expect(await statsValues(f.t.rt, 'hardware_tokens')).toEqual([['2026-11-25 16:30:00.000000+0000', 0]]);
