@@ -663,6 +663,14 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // Administrators imported from privacyIDEA (issue 23): their hash is of PI_PEPPER + password, so
+  // the row keeps that pepper, sealed by the security module, until the first login re-hashes the
+  // password with authsrv's own scheme and clears it. NULL for every hash authsrv made.
+  '0024_admin_pepper': {
+    async up(db) {
+      await db.schema.alterTable('admin').addColumn('password_pepper', 'text').execute();
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

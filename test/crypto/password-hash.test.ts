@@ -86,3 +86,20 @@ describe('hash concurrency', () => {
     expect(hashQueue()).toEqual({ running: 0, waiting: 0 });
   });
 });
+
+describe('argon2id hashes of other hashers', () => {
+  it("verifies passlib's (privacyIDEA's) hashes with a 16-byte tag, and no other password", async () => {
+    // The fixture's administrator: argon2id of PI_PEPPER + 'test' (test/fixtures/privacyidea-3.11).
+    const pepper = '3baa3f6f94ef1c1342bdc7aff2c6f8d726ebfb2083f8f740';
+    const hash = '$argon2id$v=19$m=102400,t=9,p=8$iJHSOqcUAiBEaG3tfe8dAw$7l/qeNsUvTGCB5HE9Yl7rw';
+    expect(await verifyPassword(`${pepper}test`, hash)).toBe(true);
+    expect(await verifyPassword('test', hash)).toBe(false);
+  });
+
+  it('refuses tags shorter than 16 or longer than 64 bytes', async () => {
+    const short = `$argon2id$v=19$m=1024,t=1,p=1$${'A'.repeat(22)}$${'A'.repeat(20)}`;
+    const long = `$argon2id$v=19$m=1024,t=1,p=1$${'A'.repeat(22)}$${'A'.repeat(88)}`;
+    expect(await verifyPassword('pw', short)).toBe(false);
+    expect(await verifyPassword('pw', long)).toBe(false);
+  });
+});

@@ -71,9 +71,15 @@ export async function importPrivacyidea(
   const pepper = readPepper(resolve(options.baseDir, options.pepperFile));
   const source = await openPrivacyideaDatabase(options.db, options.baseDir);
   try {
-    const input: ImportInput = { source, keys, pepper, mapPath: pathMapper(options.mapPaths) };
-    const sections = SECTIONS.filter((s) => !s.optional || options.withAudit);
     const plans: Array<[string, SectionPlan]> = [];
+    const input: ImportInput = {
+      source,
+      keys,
+      pepper,
+      mapPath: pathMapper(options.mapPaths),
+      planned: (name) => plans.find(([n]) => n === name)?.[1].objects ?? [],
+    };
+    const sections = SECTIONS.filter((s) => !s.optional || options.withAudit);
     for (const section of sections) plans.push([section.name, await section.plan(input, ctx)]);
     const report: ImportReport = {
       dryRun: options.dryRun,

@@ -13,6 +13,11 @@ export interface ImportInput {
   pepper: string;
   /** A file path of the privacyIDEA host as it is on this host (--map-path OLD=NEW). */
   mapPath(path: string): string;
+  /**
+   * The objects an earlier section (by name) will import: what a later object refers to may not
+   * exist in authsrv yet when it is planned (a policy's realms). Empty for a section not planned.
+   */
+  planned(section: string): readonly string[];
 }
 
 /** An object that is not imported, with the reason shown to the operator. */
