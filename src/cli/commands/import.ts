@@ -18,6 +18,7 @@ interface PrivacyideaFlags {
   pepperFile: string;
   mapPath: string[];
   withAudit?: boolean;
+  auditPublicKey?: string;
   dryRun?: boolean;
   json?: boolean;
 }
@@ -46,7 +47,11 @@ function privacyideaCommand(): Command {
       collect,
       [],
     )
-    .option('--with-audit', "import the audit trail too, checking each row's signature")
+    .option('--with-audit', 'import the audit trail too, each row marked as imported')
+    .option(
+      '--audit-public-key <file>',
+      "with --with-audit: check each row's privacyIDEA signature with this key (pi.cfg PI_AUDIT_KEY_PUBLIC)",
+    )
     .option('--dry-run', 'write nothing: show what would be imported and what cannot be')
     .option('--json', 'print the summary as JSON')
     .action(async (flags: PrivacyideaFlags, cmd: Command) => {
@@ -81,6 +86,7 @@ async function importOptions(flags: PrivacyideaFlags): Promise<PrivacyideaImport
     pepperFile: flags.pepperFile,
     mapPaths,
     withAudit: flags.withAudit === true,
+    ...(flags.auditPublicKey === undefined ? {} : { auditPublicKey: flags.auditPublicKey }),
     dryRun: flags.dryRun === true,
     onProgress: (section, written, total) => {
       if (section !== current) {
@@ -101,6 +107,7 @@ function printReport(report: ImportReport): void {
   );
   for (const s of report.sections) {
     for (const k of s.skipped) console.log(`not imported: ${s.name} ${k.object}: ${k.reason}`);
+    for (const n of s.notes) console.log(`note: ${s.name}: ${n}`);
     if (report.dryRun) for (const c of s.conflicts) console.log(`already in authsrv: ${s.name} ${c}`);
   }
   if (report.dryRun) console.log('Dry run: nothing was written.');
