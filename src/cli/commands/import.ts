@@ -55,12 +55,18 @@ function privacyideaCommand(): Command {
     .option('--dry-run', 'write nothing: show what would be imported and what cannot be')
     .option('--json', 'print the summary as JSON')
     .action(async (flags: PrivacyideaFlags, cmd: Command) => {
-      const options = await importOptions(flags);
-      const report = flags.dryRun
-        ? await withContext(cmd, (ctx) => importPrivacyidea(ctx, options))
-        : await runAudited(cmd, { command: 'import privacyidea', detail: flags.db }, (ctx) =>
-            importPrivacyidea(ctx, options),
-          );
+      const bars = new SectionBars();
+      const options = { ...(await importOptions(flags)), onProgress: bars.update };
+      let report: ImportReport;
+      try {
+        report = flags.dryRun
+          ? await withContext(cmd, (ctx) => importPrivacyidea(ctx, options))
+          : await runAudited(cmd, { command: 'import privacyidea', detail: flags.db }, (ctx) =>
+              importPrivacyidea(ctx, options),
+            );
+      } finally {
+        bars.end();
+      }
       if (flags.json) printJson(report);
       else printReport(report);
     });
@@ -76,8 +82,6 @@ async function importOptions(flags: PrivacyideaFlags): Promise<PrivacyideaImport
     if (at <= 0) throw new ParameterError(`--map-path takes OLD=NEW, not '${m}'`);
     return [m.slice(0, at), m.slice(at + 1)] as const;
   });
-  let progress: Progress | undefined;
-  let current = '';
   return {
     db: flags.db,
     baseDir: process.cwd(),
@@ -88,15 +92,32 @@ async function importOptions(flags: PrivacyideaFlags): Promise<PrivacyideaImport
     withAudit: flags.withAudit === true,
     ...(flags.auditPublicKey === undefined ? {} : { auditPublicKey: flags.auditPublicKey }),
     dryRun: flags.dryRun === true,
-    onProgress: (section, written, total) => {
-      if (section !== current) {
-        progress?.done(total);
-        current = section;
-        progress = new Progress(section, total);
-      }
-      progress?.update(written);
-    },
   };
+}
+
+/**
+ * A progress bar per section (on a terminal), each ended with its own count when the next section
+ * begins or the import ends, so that the summary starts on a line of its own.
+ */
+class SectionBars {
+  #bar: Progress | undefined;
+  #section = '';
+  #written = 0;
+
+  readonly update = (section: string, written: number, total: number): void => {
+    if (section !== this.#section) {
+      this.end();
+      this.#section = section;
+      this.#bar = new Progress(section, total);
+    }
+    this.#written = written;
+    this.#bar?.update(written);
+  };
+
+  end(): void {
+    this.#bar?.done(this.#written);
+    this.#bar = undefined;
+  }
 }
 
 function printReport(report: ImportReport): void {
