@@ -671,6 +671,23 @@ const MIGRATIONS: Record<string, { up: Build }> = {
       await db.schema.alterTable('admin').addColumn('password_pepper', 'text').execute();
     },
   },
+  // Audit rows imported from privacyIDEA (issue 23, `authsrv import privacyidea --with-audit`):
+  // where a row came from, its number there and the result of checking its signature there. Empty
+  // for authsrv's own rows, whose signed text does not include them (src/core/audit/signature.ts).
+  '0025_audit_import': {
+    async up(db) {
+      for (const [column, length] of [
+        ['imported_from', 32],
+        ['imported_number', 20],
+        ['imported_check', 20],
+      ] as const) {
+        await db.schema
+          .alterTable('audit')
+          .addColumn(column, sql.raw(`varchar(${length})`), (c) => c.notNull().defaultTo(''))
+          .execute();
+      }
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -69,6 +69,12 @@ export interface AuditTable {
   log_level: string;
   clearance_level: string;
   thread_id: string;
+  /** Rows imported from another server (0025): where from ('privacyidea'); empty for authsrv's own. */
+  imported_from: Generated<string>;
+  /** The imported row's number in its source. */
+  imported_number: Generated<string>;
+  /** The source's signature of the imported row at import: verified, failed, not checked, old-format. */
+  imported_check: Generated<string>;
   signature: string;
 }
 

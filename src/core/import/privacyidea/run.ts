@@ -1,6 +1,7 @@
 // An import of a privacyIDEA installation: open its database and key file, plan every section
 // (nothing written), refuse when authsrv already holds an object of the same name, then write all
 // sections in one transaction: a failed import leaves authsrv's database as it was.
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigAdminError, ParameterError } from '../../../errors.ts';
@@ -22,6 +23,8 @@ export interface PrivacyideaImportOptions {
   /** Path prefixes of the privacyIDEA host and what they are here. */
   mapPaths: ReadonlyArray<readonly [string, string]>;
   withAudit: boolean;
+  /** PI_AUDIT_KEY_PUBLIC (PEM): the audit rows' signatures are checked with it (with withAudit). */
+  auditPublicKey?: string;
   dryRun: boolean;
   /** Told before each section is written and as its objects are written. */
   onProgress?: (section: string, written: number, total: number) => void;
@@ -33,6 +36,8 @@ export interface SectionReport {
   objects: string[];
   skipped: Skipped[];
   conflicts: string[];
+  /** What the operator should know of objects that are imported (a signature that failed …). */
+  notes: string[];
 }
 
 export interface ImportReport {
@@ -55,6 +60,20 @@ export function pathMapper(mapPaths: PrivacyideaImportOptions['mapPaths']): (pat
   };
 }
 
+function readAuditPublicKey(options: PrivacyideaImportOptions): KeyObject | undefined {
+  if (options.auditPublicKey === undefined) return undefined;
+  if (!options.withAudit)
+    throw new ParameterError('An audit public key is only used with the audit import (--with-audit)');
+  const file = resolve(options.baseDir, options.auditPublicKey);
+  try {
+    const key = createPublicKey(readFileSync(file));
+    if (key.asymmetricKeyType !== 'rsa') throw new Error(`an ${key.asymmetricKeyType} key, not RSA`);
+    return key;
+  } catch (e) {
+    throw new ParameterError(`Cannot read privacyIDEA's audit public key ${file}: ${(e as Error).message}`);
+  }
+}
+
 function readPepper(file: string): string {
   try {
     return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
@@ -69,6 +88,7 @@ export async function importPrivacyidea(
 ): Promise<ImportReport> {
   const keys = PiKeys.fromFile(resolve(options.baseDir, options.encfile), options.encfilePassword);
   const pepper = readPepper(resolve(options.baseDir, options.pepperFile));
+  const auditPublicKey = readAuditPublicKey(options);
   const source = await openPrivacyideaDatabase(options.db, options.baseDir);
   try {
     const plans: Array<[string, SectionPlan]> = [];
@@ -78,6 +98,7 @@ export async function importPrivacyidea(
       pepper,
       mapPath: pathMapper(options.mapPaths),
       planned: (name) => plans.find(([n]) => n === name)?.[1].objects ?? [],
+      ...(auditPublicKey ? { auditPublicKey } : {}),
     };
     const sections = SECTIONS.filter((s) => !s.optional || options.withAudit);
     for (const section of sections) plans.push([section.name, await section.plan(input, ctx)]);
@@ -89,6 +110,7 @@ export async function importPrivacyidea(
         objects: p.objects,
         skipped: p.skipped,
         conflicts: p.conflicts,
+        notes: p.notes ?? [],
       })),
     };
     if (options.dryRun) return report;

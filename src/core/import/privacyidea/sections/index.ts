@@ -2,6 +2,7 @@
 // (a resolver, a realm, a CA connector) is written before it.
 import type { ImportSection } from '../section.ts';
 import { adminSection } from './admins.ts';
+import { auditSection } from './audit.ts';
 import { caConnectorSection } from './caconnectors.ts';
 import { configSection } from './config.ts';
 import { customUserAttributeSection } from './customuserattributes.ts';
@@ -32,4 +33,6 @@ export const SECTIONS: readonly ImportSection[] = [
   eventHandlerSection,
   periodicTaskSection,
   monitoringSection,
+  // Last: the trail of everything before it.
+  auditSection,
 ];
