@@ -57,10 +57,10 @@ describe.each(cliDialects())('authsrv import privacyidea on %s', (dialect) => {
     expect(r.code).toBe(0);
     const report: Json = JSON.parse(r.stdout);
     expect(report).toMatchObject({ dryRun: false, schemaVersion: piManifest.fixture.alembic_version });
-    expect(report.sections.map((s: Json) => [s.name, s.objects.length, s.conflicts.length])).toEqual([
-      ['serviceids', 1, 0],
-      ['audit', ROWS, 0],
-    ]);
+    const counts = report.sections.map((s: Json) => [s.name, s.objects.length, s.conflicts.length]);
+    expect(counts).toContainEqual(['serviceids', 1, 0]);
+    expect(counts.at(-1)).toEqual(['audit', ROWS, 0]);
+    expect(counts.every(([, , conflicts]: number[]) => conflicts === 0)).toBe(true);
     expect(Object.keys(await listServiceIds(ctx))).toEqual(['migservice']);
     // privacyIDEA's rows and the import's own row (CLI import privacyidea).
     expect(await auditRows()).toBe(ROWS + 1);
@@ -74,7 +74,7 @@ describe.each(cliDialects())('authsrv import privacyidea on %s', (dialect) => {
     const again = await c.run([...fixtureArgs(), ...AUDIT]);
     expect(again.code).toBe(1);
     expect(expectOneLineError(again)).toMatch(
-      /^authsrv: authsrv already holds objects of this privacyIDEA installation \(imported before\?\), nothing was imported: serviceids: migservice; audit: #1, #2, .* and \d+ more$/,
+      /^authsrv: authsrv already holds objects of this privacyIDEA installation \(imported before\?\), nothing was imported: serviceids: migservice; .*audit: #1, #2, .* and \d+ more$/,
     );
     // Only the refused run's own audit row is new.
     expect(await auditRows()).toBe(ROWS + 2);

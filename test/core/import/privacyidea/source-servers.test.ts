@@ -67,7 +67,8 @@ describe.each(testDialects())('import privacyidea from a database on %s', (diale
         fixtureImport({ db, withAudit: true, auditPublicKey: KEY }),
       );
       expect(report).toEqual(fromFile.report);
-      expect(report.sections.map((s) => s.name)).toEqual(['serviceids', 'audit']);
+      expect(report.sections.at(-1)?.name).toBe('audit');
+      expect(report.sections.every((s) => s.conflicts.length === 0)).toBe(true);
       const objects = await imported(t);
       expect(objects).toEqual(fromFile.objects);
       expect(objects.audit.every((e) => e.imported_check === 'verified' && e.ok)).toBe(true);

@@ -2,16 +2,13 @@
 // password (passlib argon2id): the hash is kept with the pepper sealed beside it, and authsrv
 // re-hashes the password with its own scheme at the first login (src/core/auth/admins.ts).
 import { addImportedAdmin, type ImportedAdmin, importedAdminRefusal } from '../../../auth/index.ts';
-import { namesIn, type Planned, piText, serviceSection } from './common.ts';
+import { byCodeUnits, namesIn, type Planned, piText, serviceSection } from './common.ts';
 
 export const adminSection = serviceSection<ImportedAdmin>({
   name: 'admins',
   async read({ source, pepper }) {
-    const rows = await source.db
-      .selectFrom('admin')
-      .select(['username', 'password', 'email'])
-      .orderBy('username')
-      .execute();
+    const rows = await source.db.selectFrom('admin').select(['username', 'password', 'email']).execute();
+    rows.sort((a, b) => byCodeUnits(piText(a.username), piText(b.username)));
     const planned: Planned<ImportedAdmin>[] = [];
     for (const r of rows) {
       const admin = { name: piText(r.username), hash: piText(r.password), pepper };

@@ -16,7 +16,7 @@ export const caConnectorSection = serviceSection<PiCaConnector>({
   name: 'caconnectors',
   async read({ source, keys, mapPath }) {
     const config = await keyValuesByOwner(source.db, 'caconnectorconfig', 'caconnector_id', { type: 'Type' });
-    const rows = await source.db.selectFrom('caconnector').selectAll().orderBy('name').execute();
+    const rows = await source.db.selectFrom('caconnector').selectAll().orderBy('id').execute();
     return rows.map((r): Planned<PiCaConnector> => {
       const name = piText(r.name);
       const settings: Record<string, string> = {};

@@ -5,15 +5,16 @@ import type { Context } from '../../../context.ts';
 import type { PiKeys } from '../keys.ts';
 import type { ImportInput, ImportSection } from '../section.ts';
 import type { PiDatabase } from '../source.ts';
+import { piText } from '../values.ts';
+
+// The sections read privacyIDEA's values through these (values.ts), with the helpers below.
+export { piBool, piText } from '../values.ts';
+
 import { existingNames } from './existing.ts';
 
-/** A boolean column: 0/1 on SQLite and MariaDB, true/false on PostgreSQL. */
-export function piBool(v: unknown): boolean {
-  return v === true || v === 1 || v === '1' || v === 't' || v === 'true' || v === 'True';
-}
-
-export function piText(v: unknown): string {
-  return v === null || v === undefined ? '' : String(v);
+/** The same order on every dialect (a database's collation orders mixed case its own way). */
+export function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export interface PiKeyValue {

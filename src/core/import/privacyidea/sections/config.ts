@@ -2,7 +2,7 @@
 // are ('', public, int, password …); password-typed values are decrypted with privacyIDEA's config
 // key and sealed again by setConfig. `__timestamp__` is privacyIDEA's cache marker, no setting.
 import { type ConfigEntry, setConfig } from '../../../system/index.ts';
-import { decryptedValue, namesIn, type Planned, piText, serviceSection } from './common.ts';
+import { byCodeUnits, decryptedValue, namesIn, type Planned, piText, serviceSection } from './common.ts';
 
 const CACHE_MARKER = '__timestamp__';
 
@@ -12,8 +12,9 @@ export const configSection = serviceSection<ConfigEntry>({
     const rows = await source.db
       .selectFrom('config')
       .select(['Key', 'Value', 'Type', 'Description'])
-      .orderBy('Key')
       .execute();
+    // Sorted here, not by the database: its collation orders mixed case differently per dialect.
+    rows.sort((a, b) => byCodeUnits(piText(a.Key), piText(b.Key)));
     return rows.map((r): Planned<ConfigEntry> => {
       const key = piText(r.Key);
       if (key === CACHE_MARKER)

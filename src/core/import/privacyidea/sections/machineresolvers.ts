@@ -30,7 +30,7 @@ export const machineResolverSection = serviceSection<PiMachineResolver>({
     const config = await keyValuesByOwner(source.db, 'machineresolverconfig', 'resolver_id', {
       type: 'Type',
     });
-    const rows = await source.db.selectFrom('machineresolver').selectAll().orderBy('name').execute();
+    const rows = await source.db.selectFrom('machineresolver').selectAll().orderBy('id').execute();
     return rows.map((r): Planned<PiMachineResolver> => {
       const name = piText(r.name);
       const params: Record<string, string> = { type: piText(r.rtype) };

@@ -12,7 +12,7 @@ interface PiRadiusServer {
 export const radiusServerSection = serviceSection<PiRadiusServer>({
   name: 'radiusservers',
   async read({ source, keys }) {
-    const rows = await source.db.selectFrom('radiusserver').selectAll().orderBy('identifier').execute();
+    const rows = await source.db.selectFrom('radiusserver').selectAll().orderBy('id').execute();
     return rows.map((r): Planned<PiRadiusServer> => {
       const identifier = piText(r.identifier);
       const secret = decryptedValue(keys, piText(r.secret), 'The secret');

@@ -18,7 +18,7 @@ export const smsGatewaySection = serviceSection<SaveSmsGatewayRequest>({
   name: 'smsgateways',
   async read({ source }) {
     const entries = await keyValuesByOwner(source.db, 'smsgatewayoption', 'gateway_id', { type: 'Type' });
-    const rows = await source.db.selectFrom('smsgateway').selectAll().orderBy('identifier').execute();
+    const rows = await source.db.selectFrom('smsgateway').selectAll().orderBy('id').execute();
     return rows.map((r): Planned<SaveSmsGatewayRequest> => {
       const name = piText(r.identifier);
       const request: SaveSmsGatewayRequest = {

@@ -11,7 +11,7 @@ interface PiSmtpServer {
 export const smtpServerSection = serviceSection<PiSmtpServer>({
   name: 'smtpservers',
   async read({ source, keys }) {
-    const rows = await source.db.selectFrom('smtpserver').selectAll().orderBy('identifier').execute();
+    const rows = await source.db.selectFrom('smtpserver').selectAll().orderBy('id').execute();
     return rows.map((r): Planned<PiSmtpServer> => {
       const identifier = piText(r.identifier);
       const password = decryptedValue(keys, piText(r.password), 'The password');
