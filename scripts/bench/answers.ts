@@ -75,6 +75,7 @@ export function problemOf(w: Workload): Problem {
     case 'ldap-password':
     case 'hotp':
     case 'challenge':
+    case 'radius-hotp': // not an HTTP answer: radius-load.ts checks RADIUS answers itself
       return notAccepted;
     case 'hotp-wrong':
       return (e) =>

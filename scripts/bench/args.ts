@@ -7,10 +7,11 @@ export const HELP = `npm run bench -- [options]
 
   --quick             short runs and small stores (1 s warm-up, 2 s measured, 1 000 HOTP tokens,
                       10 000 bulk tokens, 100 000 audit rows) to check that everything works
-  --only LIST         scenarios, e.g. 1,2p,5 (a number selects its variants: 1 = 1,1p; 5 = 5a,5b,5c;
+  --only LIST         scenarios, e.g. 1,2p,5,R (a number selects its variants: 1 = 1,1p; 5 = 5a,5b,5c;
                       2L is selected by name or by running everything)
   --db LIST           sqlite,postgres (default both; PostgreSQL is skipped when unreachable)
-  --signing LIST      on,off (default both)
+  --signing LIST      on,off (default both; R, RADIUS, has no signature: it runs once, with off
+                      when off is in the list)
   --duration S        measured seconds per run (default 3; env BENCH_DURATION)
   --warmup S          warm-up seconds per run (default 1; env BENCH_WARMUP)
   --connections N     autocannon connections (default 32; env BENCH_CONNECTIONS); 5c and 6c always 1

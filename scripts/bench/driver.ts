@@ -17,7 +17,15 @@ import {
   summary,
 } from './answers.ts';
 import { hotp, staticPassword, tokenKey } from './otp.ts';
-import { type DriverPlan, type DriverResult, groupUser, type UserGroup } from './plan.ts';
+import {
+  continuesRoundRobin,
+  type DriverPlan,
+  type DriverResult,
+  groupUser,
+  type UserGroup,
+  type Workload,
+} from './plan.ts';
+import { type RadiusLoadCounts, runRadiusLoad } from './radius-load.ts';
 
 const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as DriverPlan;
 const w = plan.workload;
@@ -31,7 +39,7 @@ const meas = newWindow();
 let measureFrom = Number.POSITIVE_INFINITY;
 const current = () => (performance.now() >= measureFrom ? meas : warm);
 const samples: string[] = [];
-let seq = w.kind === 'hotp' || w.kind === 'challenge' ? w.seq : 0;
+let seq = continuesRoundRobin(w) && 'seq' in w ? w.seq : 0;
 
 /** A unit (request, or login of two requests) completed as intended; its latency from ctx.t0. */
 function done(ctx: Record<string, unknown>): void {
@@ -202,21 +210,59 @@ function requests(): RequestSpec[] {
       const req = { method: 'GET', path: w.path, headers: { authorization: w.jwt } };
       return oneRequest(() => req);
     }
+    case 'radius-hotp':
+      throw new Error('RADIUS requests are not HTTP requests (radius-load.ts sends them)');
   }
 }
 
-const opts: Options = {
-  url: plan.url,
-  connections: plan.connections,
-  duration: plan.warmupSeconds + plan.durationSeconds,
-  timeout: 30,
-  requests: requests(),
-};
+/** The HTTP scenarios: autocannon with `connections` connections. */
+function httpLoad(): Promise<Result> {
+  return autocannon({
+    url: plan.url,
+    connections: plan.connections,
+    duration: plan.warmupSeconds + plan.durationSeconds,
+    timeout: 30,
+    requests: requests(),
+  } satisfies Options);
+}
+
+/** The RADIUS scenario: `connections` Access-Requests in flight, each answer checked. */
+function radiusLoad(r: Extract<Workload, { kind: 'radius-hotp' }>): Promise<RadiusLoadCounts> {
+  const g = r.group;
+  return runRadiusLoad({
+    host: r.host,
+    port: r.port,
+    secret: r.secret,
+    lanes: plan.connections,
+    durationMs: (plan.warmupSeconds + plan.durationSeconds) * 1000,
+    timeoutMs: 30_000,
+    next: () => {
+      const s = seq++;
+      const i = s % g.count;
+      const otp = hotp(keyOf(g, i), Math.floor(s / g.count));
+      return { userName: `${groupUser(g, i)}@${g.realm}`, password: `${r.pin}${otp}` };
+    },
+    started: () => {
+      const ctx: Record<string, unknown> = {};
+      start(ctx);
+      return ctx.t0 as number;
+    },
+    answered: (t0, problem) => {
+      current().responses++;
+      if (problem === undefined) done({ t0 });
+      else {
+        current().unexpected++;
+        if (samples.length < 5) samples.push(`RADIUS answer: ${problem}`);
+      }
+    },
+  });
+}
+
 const began = performance.now();
 measureFrom = began + plan.warmupSeconds * 1000;
 // The parent samples the server (RSS, /healthz, LDAP operations) from the measured window on.
 const mark = setTimeout(() => process.send?.({ event: 'measure' }), plan.warmupSeconds * 1000);
-const r: Result = await autocannon(opts);
+const r = await (w.kind === 'radius-hotp' ? radiusLoad(w).then((c) => ({ non2xx: 0, ...c })) : httpLoad());
 clearTimeout(mark);
 const ended = performance.now();
 const result: DriverResult = {

@@ -1,10 +1,11 @@
 // Fixtures, created through the REST API like an administrator would: a passwd resolver with the
 // benchmark users, realms, tokens (OATH CSV through POST /token/load, PIN tokens through
 // POST /token/init, which hashes each PIN), the challenge-response policy, two LDAP realms (HOTP
-// tokens; no tokens, the LDAP password through passthru=userstore).
+// tokens; no tokens, the LDAP password through passthru=userstore), the RADIUS client of scenario R.
 // The one exception is the bulk of audit rows (insertAuditRows): written straight into the
 // database with one INSERT … SELECT, since a million audited requests take far longer than the
 // whole benchmark may.
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -158,6 +159,20 @@ export async function addWebhookDefinition(api: Api, url: string): Promise<() =>
   return async () => {
     await api.call('DELETE', `/event/${id}`);
   };
+}
+
+/**
+ * The RADIUS scenario's NAS: the client 127.0.0.1 (the driver sends from there) with a random shared
+ * secret, through POST /radiusclient/. Returns the secret.
+ */
+export async function addRadiusClient(api: Api): Promise<string> {
+  const secret = randomBytes(18).toString('base64url');
+  await api.call('POST', '/radiusclient/bench-nas', {
+    address: '127.0.0.1',
+    secret,
+    description: 'the benchmark driver',
+  });
+  return secret;
 }
 
 const CSV_CHUNK = 2_000;

@@ -20,6 +20,7 @@ import { type OperationCounts, startSlapd } from '../fixtures/slapd.ts';
 import { Api } from './api.ts';
 import { HELP, parseCommandLine, selectScenarios } from './args.ts';
 import {
+  addRadiusClient,
   addWebhookDefinition,
   createBulkTokens,
   createSilentSmtpServer,
@@ -32,7 +33,7 @@ import {
 } from './fixtures.ts';
 import { hashBoundNote, hashesPerSecond } from './hash-bound.ts';
 import { type MailStream, startMailStream } from './mail-stream.ts';
-import type { DriverPlan, DriverResult } from './plan.ts';
+import { continuesRoundRobin, type DriverPlan, type DriverResult } from './plan.ts';
 import {
   failedStep,
   failureReport,
@@ -172,7 +173,7 @@ async function primeUsers(
   for (let round = 0; round < 10; round++) {
     const workload = s.workload(env);
     if (!('group' in workload)) return;
-    const continues = workload.kind === 'hotp' || workload.kind === 'challenge';
+    const continues = continuesRoundRobin(workload);
     const plan: DriverPlan = {
       url: server.url,
       connections: s.connections ?? opts.connections,
@@ -195,6 +196,8 @@ async function primeUsers(
   }
   log(`      (not every user was reached before the run: ${reached} logins after 10 rounds)`);
 }
+
+const connectionsOf = (s: Scenario) => s.connections ?? opts.connections;
 
 async function runDriver(
   plan: DriverPlan,
@@ -234,7 +237,8 @@ async function runScenario(
     scenario: s.id,
     title: s.title,
     db: dbName,
-    signing: signed ? 'on' : 'off',
+    // The RADIUS path has no response signature: its one run per database is not a signing mode.
+    signing: s.radius ? 'n/a' : signed ? 'on' : 'off',
     unit: s.unit,
     rate: 0,
     p50: 0,
@@ -260,6 +264,10 @@ async function runScenario(
     }
     const workload = s.workload(env);
     if (s.connections !== undefined) row.notes.push(`${s.connections} connection`);
+    if (s.radius)
+      row.notes.push(
+        `UDP, ${connectionsOf(s)} requests in flight; no response signature on this path, run once per database`,
+      );
     const plan: DriverPlan = {
       url: server.url,
       connections: s.connections ?? opts.connections,
@@ -268,7 +276,7 @@ async function runScenario(
       signed,
       workload,
     };
-    const continues = 'group' in workload && (workload.kind === 'hotp' || workload.kind === 'challenge');
+    const continues = continuesRoundRobin(workload);
     let mailStream: MailStream | undefined;
     let smtpAcceptedBefore = 0;
     if (s.hangingMail) {
@@ -460,7 +468,14 @@ async function benchDialect(
     const large = scenarios.filter((s) => s.store === 'large');
     const signings = opts.signing;
 
-    server = await startServer({ dir, databaseUrl, signResponses: signings[0]!, workers: opts.workers });
+    const radius = scenarios.some((s) => s.radius);
+    server = await startServer({
+      dir,
+      databaseUrl,
+      signResponses: signings[0]!,
+      workers: opts.workers,
+      radius,
+    });
     const adminPassword = server.adminPassword;
     if (!adminPassword) throw new Error('the first start printed no administrator password');
     const api = new Api(server.url);
@@ -489,22 +504,31 @@ async function benchDialect(
       );
     }
     const env: RunEnv = { groups, seq: {}, adminPassword, jwt: api.token };
+    if (radius) {
+      const secret = await addRadiusClient(api);
+      env.radius = { port: server.radiusPort!, secret };
+    }
 
     const restart = async (signed: boolean) => {
       await server!.stop();
       server = undefined;
-      server = await startServer({ dir, databaseUrl, signResponses: signed, workers: opts.workers });
+      server = await startServer({ dir, databaseUrl, signResponses: signed, workers: opts.workers, radius });
+      if (env.radius) env.radius.port = server.radiusPort!;
       const a = new Api(server.url);
       env.jwt = await a.login('admin', adminPassword);
       return a;
     };
 
     let current = signings[0]!;
+    // The RADIUS scenario runs once per database: with signing off when that is run, else the first.
+    const radiusPass = signings.includes(false) ? false : signings[0]!;
     if (small.length) {
       for (const [i, signed] of signings.entries()) {
+        const these = small.filter((s) => !s.radius || signed === radiusPass);
+        if (!these.length) continue;
         if (i > 0 || current !== signed) await restart(signed);
         current = signed;
-        for (const s of small)
+        for (const s of these)
           await runScenario(s, dbName, signed, server!, env, dir, slapd, silentSmtp, webhook);
       }
     }

@@ -27,7 +27,24 @@ export type Workload =
   /** POST /auth of an administrator. */
   | { kind: 'admin-auth'; username: string; password: string }
   /** An authenticated GET whose answer must list at least `minCount` entries in total. */
-  | { kind: 'get'; path: string; jwt: string; list: 'tokens' | 'auditdata'; minCount: number };
+  | { kind: 'get'; path: string; jwt: string; list: 'tokens' | 'auditdata'; minCount: number }
+  /**
+   * RADIUS Access-Requests over UDP (no HTTP): PAP, User-Name `user@realm`, User-Password = PIN +
+   * the next HOTP value of the next user, round robin from `seq` as 'hotp', Message-Authenticator.
+   */
+  | {
+      kind: 'radius-hotp';
+      group: UserGroup;
+      pin: string;
+      seq: number;
+      host: string;
+      port: number;
+      secret: string;
+    };
+
+/** Whether a workload continues a round robin of one-time values: the next run starts at `seq`. */
+export const continuesRoundRobin = (w: Workload): boolean =>
+  w.kind === 'hotp' || w.kind === 'challenge' || w.kind === 'radius-hotp';
 
 export interface DriverPlan {
   url: string;

@@ -9,7 +9,8 @@ export interface Row {
   scenario: string;
   title: string;
   db: string;
-  signing: 'on' | 'off';
+  /** 'n/a': a path without response signature (RADIUS), run once per database. */
+  signing: 'on' | 'off' | 'n/a';
   unit: string;
   /** Units as intended per second of the measured run. */
   rate: number;

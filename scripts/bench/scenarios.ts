@@ -26,6 +26,12 @@ export interface Scenario {
    * listener (main.ts creates it before the run and deletes it after, so no other scenario sees it).
    */
   webhook?: boolean;
+  /**
+   * Sends RADIUS Access-Requests to the server's own RADIUS listener instead of HTTP (main.ts starts
+   * the server with radius.listen and adds a RADIUS client for 127.0.0.1). The RADIUS path has no
+   * response signature, so it runs once per database, not once per signing mode.
+   */
+  radius?: boolean;
   workload(env: RunEnv): Workload;
 }
 
@@ -43,6 +49,13 @@ export interface RunEnv {
   seq: Record<string, number>;
   adminPassword: string;
   jwt: string;
+  /** The RADIUS listener of the running server and the shared secret of its client 127.0.0.1. */
+  radius?: { port: number; secret: string };
+}
+
+function radiusOf(e: RunEnv): { port: number; secret: string } {
+  if (!e.radius) throw new Error('the server was started without a RADIUS listener');
+  return e.radius;
 }
 
 /** Every scenario in the order they run; `bulkTokens`: tokens in the large store (5b checks the count). */
@@ -158,6 +171,27 @@ export function scenarioList(bulkTokens: number): Scenario[] {
       hashes: 0,
       webhook: true,
       workload: (e) => ({ kind: 'hotp', group: e.groups.ho!, pin: '', seq: e.seq.ho ?? 0 }),
+    },
+    {
+      // Issue 22: scenario 2's logins over RADIUS (PAP, Message-Authenticator) instead of HTTP, to
+      // the server's own listener: a RADIUS login should cost no more CPU than an unsigned
+      // /validate/check. Signing does not apply (no response signature on this path).
+      id: 'R',
+      title: 'RADIUS Access-Request PAP, HOTP, no PIN',
+      unit: 'logins/s',
+      store: 'small',
+      groups: ['ho'],
+      hashes: 0,
+      radius: true,
+      workload: (e) => ({
+        kind: 'radius-hotp',
+        group: e.groups.ho!,
+        pin: '',
+        seq: e.seq.ho ?? 0,
+        host: '127.0.0.1',
+        port: radiusOf(e).port,
+        secret: radiusOf(e).secret,
+      }),
     },
     {
       id: '5a',

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 export const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/authsrv');
 const LISTENING = /^authsrv \S+ listening on (http:\/\/\S+)/m;
+const RADIUS = /^RADIUS on udp (\S+):(\d+)$/m;
 const CREATED = /^Created administrator "admin" with password: (\S+)$/m;
 
 export interface ServerOptions {
@@ -17,6 +18,8 @@ export interface ServerOptions {
   signResponses: boolean;
   /** [http] workers: 1 = one process (the default), 0 = one worker per core. */
   workers: number;
+  /** Whether authsrv's own RADIUS server listens too (radius.listen on 127.0.0.1, a free port). */
+  radius: boolean;
 }
 
 export interface AuthsrvServer {
@@ -24,6 +27,8 @@ export interface AuthsrvServer {
   pid: number;
   /** Printed on the first start of a fresh database only. */
   adminPassword: string | undefined;
+  /** The UDP port of the RADIUS server (ServerOptions.radius), else undefined. */
+  radiusPort: number | undefined;
   /** Largest VmRSS (KiB) seen since the last call; sampling runs every 100 ms. */
   takeMaxRss(): number;
   /** CPU time the server process has used so far (all threads, user + system), ms. */
@@ -80,6 +85,13 @@ export function cpuMsOf(pid: number): number {
   }
 }
 
+/** The port of the start-up line `RADIUS on udp 127.0.0.1:<port>` (printed before `listening on`). */
+function radiusPortOf(stdout: string): number {
+  const m = RADIUS.exec(stdout);
+  if (!m) throw new Error(`authsrv printed no RADIUS line:\n${stdout}`);
+  return Number(m[2]);
+}
+
 export async function startServer(o: ServerOptions): Promise<AuthsrvServer> {
   const config = join(o.dir, 'authsrv.toml');
   writeFileSync(
@@ -107,7 +119,7 @@ allowed_dirs = [${toml(o.dir)}]
 # measures what the throttle's check costs a successful login (scenarios 1, 2, 5a)
 enabled = ${process.env.BENCH_THROTTLE === 'on'}
 
-[log]
+${o.radius ? '[radius]\n# the RADIUS scenario (R): the kernel picks the port, read from the start-up line\nlisten = "127.0.0.1:0"\n\n' : ''}[log]
 level = "error"
 `,
   );
@@ -157,6 +169,7 @@ level = "error"
     url,
     pid,
     adminPassword: CREATED.exec(stdout)?.[1],
+    radiusPort: o.radius ? radiusPortOf(stdout) : undefined,
     cpuMs: () => processTree(pid).reduce((sum, p) => sum + cpuMsOf(p), 0),
     takeMaxRss() {
       const m = Math.max(maxRss, treeRssKiB(pid));

@@ -49,6 +49,8 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'metrics.listen', kind: 'string', default: '' },
   { key: 'metrics.token_file', kind: 'string', default: '' },
   { key: 'radius.listen', kind: 'string', default: '' },
+  { key: 'radius.max_inflight', kind: 'int', default: 256, min: 1, max: 100_000 },
+  { key: 'radius.throttle_by_calling_station_id', kind: 'bool', default: true },
   {
     key: 'log.level',
     kind: 'enum',
@@ -117,8 +119,17 @@ export interface Config {
    * place it is served then) and/or behind a bearer token read from `tokenFile`.
    */
   metrics: { enabled: boolean; listen: { host: string; port: number } | undefined; tokenFile: string };
-  /** authsrv's own RADIUS server (src/radius-server, docs/radius.md): its UDP address, or off. */
-  radius: { listen: { host: string; port: number } | undefined };
+  /**
+   * authsrv's own RADIUS server (src/radius-server, docs/radius.md): its UDP address, or off; and
+   * how many datagrams it handles at once (beyond, new ones are dropped and counted); whether the
+   * throttling counts a login against the end user's address in Calling-Station-Id (when it is an
+   * IP address) rather than the NAS's.
+   */
+  radius: {
+    listen: { host: string; port: number } | undefined;
+    maxInflight: number;
+    throttleByCallingStationId: boolean;
+  };
   log: { level: string };
   /** Where the values came from, for `authsrv config` style diagnostics. */
   sourceFile: string | undefined;
@@ -169,7 +180,11 @@ export function toConfig(v: FlatValues, sourceFile: string | undefined): Config 
       listen: hostPort(s('metrics.listen')),
       tokenFile: s('metrics.token_file'),
     },
-    radius: { listen: hostPort(s('radius.listen')) },
+    radius: {
+      listen: hostPort(s('radius.listen')),
+      maxInflight: n('radius.max_inflight'),
+      throttleByCallingStationId: v['radius.throttle_by_calling_station_id'] as boolean,
+    },
     log: { level: s('log.level') },
     sourceFile,
   };

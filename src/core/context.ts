@@ -56,6 +56,13 @@ export interface Metrics {
   lockout(tokenType: string): void;
   /** A challenge was created. */
   challenge(tokenType: string): void;
+  /**
+   * authsrv's RADIUS server answered a datagram: `result` accept, reject, challenge, status (a
+   * Status-Server) or retransmission (a copy answered from its cache).
+   */
+  radiusRequest(result: string): void;
+  /** authsrv's RADIUS server dropped a datagram unanswered; `reason` is one of a few fixed names. */
+  radiusDropped(reason: string): void;
   /** An HTTP request was answered: its route template (never the raw path), method, status, duration. */
   request(route: string, method: string, status: number, seconds: number): void;
   /** Adds a source of the gauge `authsrv_stats_last_value{key}`, read at each scrape. */

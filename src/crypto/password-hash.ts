@@ -15,15 +15,12 @@ export interface Argon2Params {
 
 export const DEFAULT_ARGON2: Argon2Params = { memoryKiB: 19_456, passes: 2, parallelism: 1 };
 const TAG_BYTES = 32;
-/** Tags verified: authsrv's 32 bytes, and 16 bytes of privacyIDEA's (passlib's) hashes. */
-const MIN_TAG_BYTES = 16;
-const MAX_TAG_BYTES = 64;
 
-function derive(password: string, salt: Buffer, p: Argon2Params, tagLength = TAG_BYTES): Promise<Buffer> {
-  return withHashSlot(() => deriveNow(password, salt, p, tagLength));
+function derive(password: string, salt: Buffer, p: Argon2Params, tagBytes = TAG_BYTES): Promise<Buffer> {
+  return withHashSlot(() => deriveNow(password, salt, p, tagBytes));
 }
 
-function deriveNow(password: string, salt: Buffer, p: Argon2Params, tagLength: number): Promise<Buffer> {
+function deriveNow(password: string, salt: Buffer, p: Argon2Params, tagBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     argon2(
       'argon2id',
@@ -31,7 +28,7 @@ function deriveNow(password: string, salt: Buffer, p: Argon2Params, tagLength: n
         message: password,
         nonce: salt,
         parallelism: p.parallelism,
-        tagLength,
+        tagLength: tagBytes,
         memory: p.memoryKiB,
         passes: p.passes,
       },
@@ -56,6 +53,9 @@ const PHC = /^\$argon2id\$v=19\$m=(\d{1,10}),t=(\d{1,10}),p=(\d{1,10})\$([A-Za-z
 const MAX_MEMORY_KIB = 1_048_576;
 const MAX_PASSES = 64;
 const MAX_PARALLELISM = 16;
+// authsrv writes 32-byte tags; other argon2id hashers (passlib in privacyIDEA: 16) choose others.
+const MIN_TAG_BYTES = 16;
+const MAX_TAG_BYTES = 64;
 
 export async function verifyPassword(password: string, phc: string): Promise<boolean> {
   const m = PHC.exec(phc);

@@ -24,6 +24,7 @@ export const ATTRIBUTE = {
   Class: 25,
   SessionTimeout: 27,
   NasIdentifier: 32,
+  CallingStationId: 31,
   ProxyState: 33,
   MessageAuthenticator: 80,
 } as const;

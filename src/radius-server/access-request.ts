@@ -2,8 +2,11 @@
 // validate service, exactly as for /validate/check) and the clear User-Password go through core's
 // clientCheck with its policies, fail counters and challenges; the event validate_check fires pre
 // and post around it, and one audit row is written. A State attribute carries the transaction_id
-// of the challenge it answers. What comes back is the RADIUS answer: Access-Accept,
+// of the challenge it answers. The throttling counts against the end user's address of a
+// Calling-Station-Id that is an IP address (radius.throttle_by_calling_station_id), else against
+// the NAS's; the policies, the audit and the client list always see the NAS. What comes back is the RADIUS answer: Access-Accept,
 // Access-Reject, or Access-Challenge with State and the challenge text as Reply-Message.
+import { isIP } from 'node:net';
 import { newAuditEntry, writeAudit } from '../core/audit/index.ts';
 import type { Runtime } from '../core/context.ts';
 import { fireEvent } from '../core/event/index.ts';
@@ -84,7 +87,7 @@ export async function accessRequest(
     audit.info = user === undefined ? 'no User-Name' : 'no User-Password (only PAP is supported)';
     reply = reject(audit.info);
   } else {
-    reply = await checked(rt, client, source, audit, {
+    reply = await checked(rt, client, { ip: source, throttleAddress: endUserAddress(rt, request) }, audit, {
       user,
       pass: revealPassword(hidden, client.secret, request.authenticator).toString('utf8'),
       ...(state ? { transaction_id: state.toString('utf8') } : {}),
@@ -100,14 +103,27 @@ export async function accessRequest(
   return reply;
 }
 
+/**
+ * The end user's address for the throttling: the NAS's Calling-Station-Id when it is an IP address
+ * (a VPN's client address) and radius.throttle_by_calling_station_id is on; otherwise undefined, and
+ * the NAS's address counts (a MAC address on Wi-Fi, a telephone number, or nothing). The NAS holds
+ * the shared secret, so its word on the user's address is trusted as far as the NAS is.
+ */
+function endUserAddress(rt: Runtime, request: RadiusPacket): string | undefined {
+  if (!rt.config.radius.throttleByCallingStationId) return undefined;
+  const calling = textAttribute(request, ATTRIBUTE.CallingStationId)?.trim();
+  return calling && isIP(calling) ? calling : undefined;
+}
+
 /** The check itself between the events validate_check pre and post. */
 async function checked(
   rt: Runtime,
   client: RadiusClient,
-  source: string,
+  from: { ip: string; throttleAddress: string | undefined },
   audit: ReturnType<typeof newAuditEntry>,
   params: Record<string, string>,
 ): Promise<RadiusReply> {
+  const source = from.ip;
   const event = { event: 'validate_check', caller: undefined, client: source, params };
   const edits = {
     parameters: {
@@ -122,7 +138,12 @@ async function checked(
   };
   try {
     await fireEvent(rt, event, 'pre', undefined, edits);
-    const res = await clientCheck(rt, { ip: source, userAgent: `authsrv-radius/${client.name}` }, () => ({
+    const seen = {
+      ip: source,
+      userAgent: `authsrv-radius/${client.name}`,
+      ...(from.throttleAddress ? { throttleAddress: from.throttleAddress } : {}),
+    };
+    const res = await clientCheck(rt, seen, () => ({
       user: params.user,
       realm: params.realm,
       pass: params.pass,

@@ -663,6 +663,31 @@ const MIGRATIONS: Record<string, { up: Build }> = {
         .execute();
     },
   },
+  // Administrators imported from privacyIDEA (issue 23): their hash is of PI_PEPPER + password, so
+  // the row keeps that pepper, sealed by the security module, until the first login re-hashes the
+  // password with authsrv's own scheme and clears it. NULL for every hash authsrv made.
+  '0024_admin_pepper': {
+    async up(db) {
+      await db.schema.alterTable('admin').addColumn('password_pepper', 'text').execute();
+    },
+  },
+  // Audit rows imported from privacyIDEA (issue 23, `authsrv import privacyidea --with-audit`):
+  // where a row came from, its number there and the result of checking its signature there. Empty
+  // for authsrv's own rows, whose signed text does not include them (src/core/audit/signature.ts).
+  '0025_audit_import': {
+    async up(db) {
+      for (const [column, length] of [
+        ['imported_from', 32],
+        ['imported_number', 20],
+        ['imported_check', 20],
+      ] as const) {
+        await db.schema
+          .alterTable('audit')
+          .addColumn(column, sql.raw(`varchar(${length})`), (c) => c.notNull().defaultTo(''))
+          .execute();
+      }
+    },
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

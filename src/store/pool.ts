@@ -27,6 +27,11 @@ export interface PostgresOptions {
   namedStatements?: boolean;
   /** bigint (int8) as a number instead of text: for ids and counts that stay far below 2^53. */
   int8AsNumber?: boolean;
+  /**
+   * date, time, timestamp and interval values as the server's text, to the microsecond (pg's
+   * Date objects keep milliseconds and read a timestamp without zone as local time).
+   */
+  datesAsText?: boolean;
   /** The longest a query may take. */
   queryTimeoutMs?: number;
   /** Idle connections are closed after this. */
@@ -42,6 +47,8 @@ export interface MysqlOptions {
   charset?: string;
   /** BIGINT, DECIMAL and date values as the server's text (a table whose column types are not known). */
   valuesAsText?: boolean;
+  /** DATE and DATETIME values as the server's text, to the microsecond (a Date keeps milliseconds). */
+  datesAsText?: boolean;
 }
 
 export interface PoolOptions {
@@ -78,7 +85,7 @@ async function postgresDialect(target: ServerTarget, options: PoolOptions): Prom
     query_timeout: pgOptions.queryTimeoutMs,
     idleTimeoutMillis: pgOptions.idleTimeoutMs,
     application_name: pgOptions.applicationName,
-    ...(pgOptions.int8AsNumber ? { types: int8AsNumber(pg.types) } : {}),
+    ...(pgOptions.int8AsNumber || pgOptions.datesAsText ? { types: typeParsers(pg.types, pgOptions) } : {}),
     ...(pgOptions.namedStatements ? { Client: namingClient(pg.Client) } : {}),
   });
   // An idle connection that the server drops (restart, failover, idle timeout) is reported as an
@@ -88,12 +95,17 @@ async function postgresDialect(target: ServerTarget, options: PoolOptions): Prom
   return new PostgresDialect({ pool });
 }
 
-/** pg's type parsers, for this pool only, with int8 (type 20) as a number. */
-function int8AsNumber(types: typeof pg.types): Pick<typeof pg.types, 'getTypeParser'> {
-  const getTypeParser = (oid: number, format?: 'text' | 'binary') =>
-    oid === 20 && format !== 'binary'
-      ? (v: string) => Number.parseInt(v, 10)
-      : types.getTypeParser(oid, format);
+/** date (1082), time (1083), timestamp (1114), timestamptz (1184), interval (1186). */
+const DATE_OIDS: ReadonlySet<number> = new Set([1082, 1083, 1114, 1184, 1186]);
+
+/** pg's type parsers, for this pool only: int8 (type 20) as a number, dates as their text. */
+function typeParsers(types: typeof pg.types, o: PostgresOptions): Pick<typeof pg.types, 'getTypeParser'> {
+  const getTypeParser = (oid: number, format?: 'text' | 'binary') => {
+    if (format === 'binary') return types.getTypeParser(oid, format);
+    if (oid === 20 && o.int8AsNumber) return (v: string) => Number.parseInt(v, 10);
+    if (DATE_OIDS.has(oid) && o.datesAsText) return (v: string) => v;
+    return types.getTypeParser(oid, format);
+  };
   return { getTypeParser: getTypeParser as typeof types.getTypeParser };
 }
 
@@ -108,6 +120,7 @@ async function mysqlDialect(target: ServerTarget, options: PoolOptions): Promise
     ...(mysqlOptions.utc ? { timezone: 'Z' } : {}),
     supportBigNumbers: true,
     ...(mysqlOptions.valuesAsText ? { bigNumberStrings: true, dateStrings: true } : {}),
+    ...(mysqlOptions.datesAsText ? { dateStrings: true } : {}),
   });
   return new MysqlDialect({ pool });
 }

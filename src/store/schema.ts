@@ -1,6 +1,6 @@
 // The row types of every table, as Kysely sees them. Times are ISO-8601 UTC strings (portable and
 // ordered as text on every dialect); booleans are 0/1 integers.
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface AdminTable {
   name: string;
@@ -8,6 +8,11 @@ export interface AdminTable {
   created_at: string;
   /** JWTs issued before this time (compared in whole seconds) are refused: creation, password change, logout (default: the epoch). */
   sessions_valid_after: Generated<string>;
+  /**
+   * An imported privacyIDEA administrator's PI_PEPPER, sealed: the hash is of pepper + password
+   * until the first login re-hashes it (then NULL, as for every hash authsrv made).
+   */
+  password_pepper: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The sessions of a realm user (administrator of a superuser realm or user) ended by `authsrv admin logout --realm`. */
@@ -64,6 +69,12 @@ export interface AuditTable {
   log_level: string;
   clearance_level: string;
   thread_id: string;
+  /** Rows imported from another server (0025): where from ('privacyidea'); empty for authsrv's own. */
+  imported_from: Generated<string>;
+  /** The imported row's number in its source. */
+  imported_number: Generated<string>;
+  /** The source's signature of the imported row at import: verified, failed, not checked, old-format. */
+  imported_check: Generated<string>;
   signature: string;
 }
 

@@ -407,13 +407,26 @@ level = "debug"
   });
 
   it('keeps the RADIUS server off by default and reads radius.listen as host and port (IPv6 too)', () => {
-    expect(loadConfig({ env: {} }).radius).toEqual({ listen: undefined });
+    expect(loadConfig({ env: {} }).radius).toEqual({
+      listen: undefined,
+      maxInflight: 256,
+      throttleByCallingStationId: true,
+    });
     const c = loadConfig({ file: file('[radius]\nlisten = "0.0.0.0:1812"\n'), env: {} });
     expect(c.radius.listen).toEqual({ host: '0.0.0.0', port: 1812 });
     expect(loadConfig({ env: { AUTHSRV_RADIUS_LISTEN: '[::]:1812' } }).radius.listen).toEqual({
       host: '::',
       port: 1812,
     });
+  });
+
+  it('reads radius.max_inflight from 1 to 100 000', () => {
+    expect(loadConfig({ file: file('[radius]\nmax_inflight = 32\n'), env: {} }).radius.maxInflight).toBe(32);
+    expect(loadConfig({ env: { AUTHSRV_RADIUS_MAX_INFLIGHT: '1' } }).radius.maxInflight).toBe(1);
+    for (const bad of ['0', '100001', 'many'])
+      expect(configError(() => loadConfig({ env: { AUTHSRV_RADIUS_MAX_INFLIGHT: bad } })).message).toContain(
+        'radius.max_inflight',
+      );
   });
 
   it.each(['1812', 'radius.example:1812', '0.0.0.0', '[::1]', '0.0.0.0:70000'])(

@@ -130,6 +130,9 @@ describe.each(testDialects())('audit API on %s', (dialect) => {
         'startdate',
         'duration',
         'thread_id',
+        'imported_from',
+        'imported_number',
+        'imported_check',
       ].sort(),
     );
     expect(e).toMatchObject({
@@ -240,7 +243,7 @@ describe.each(testDialects())('audit API on %s', (dialect) => {
       const fields = line.split("','");
       expect(line.startsWith("'")).toBe(true);
       expect(line.endsWith("'")).toBe(true);
-      expect(fields).toHaveLength(27);
+      expect(fields).toHaveLength(30);
       expect(fields[0]).toBe(`'${listed[i]!.id}`);
       expect(fields[4]).toBe(listed[i]!.action);
       expect(fields[2]).toBe('OK');

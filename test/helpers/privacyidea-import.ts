@@ -1,32 +1,126 @@
-// A test runtime with the privacyIDEA 3.11 fixture imported (test/helpers/privacyidea-fixture.ts):
-// the fixture's files allowed, the clock after the snapshot (2026-11-25 16:54:45 UTC), and the
-// machine resolver `mighosts` the machine tokens refer to written through authsrv's service while
-// the import has no section machineresolvers of its own.
-import { copyFileSync } from 'node:fs';
+// A test runtime into which the privacyIDEA fixture (privacyidea-fixture.ts) was imported, for the
+// tests of the import's sections (test/core/import/privacyidea/sections/), and copies of the
+// fixture's database with rows added, for what the fixture does not hold.
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import {
   type ImportReport,
   importPrivacyidea,
   type PrivacyideaImportOptions,
+  type SectionReport,
 } from '../../src/core/import/index.ts';
 import { SECTIONS } from '../../src/core/import/privacyidea/sections/index.ts';
-import { saveMachineResolver } from '../../src/core/machineresolver/index.ts';
+import { setRealm } from '../../src/core/realm/index.ts';
+import { saveResolver } from '../../src/core/resolver/index.ts';
 import { openPool } from '../../src/store/index.ts';
 import type { DialectName } from './dialects.ts';
 import { fixtureImport, PI_FIXTURE } from './privacyidea-fixture.ts';
 import { openTestRuntime, type TestRuntime } from './runtime.ts';
 
+export interface ImportedFixture {
+  t: TestRuntime;
+  report: ImportReport;
+  /** The report of one section. */
+  section(name: string): SectionReport;
+  /** A scratch directory (the CA's copy lives in it), removed by close(). */
+  dir: string;
+  /** The copy of the fixture's database that was imported, when `sql` was given. */
+  db: string | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * The fixture's realms, for the policies and custom user attributes that name them, when the
+ * import has no realms section of its own yet: migrealm and migsql on the passwd resolver.
+ */
+async function standInRealms(t: TestRuntime): Promise<void> {
+  if (SECTIONS.some((s) => s.name === 'realms')) return;
+  await saveResolver(t.ctx, 'migpasswd', {
+    type: 'passwdresolver',
+    fileName: join(PI_FIXTURE, 'users.passwd'),
+  });
+  await setRealm(t.ctx, 'migrealm', ['migpasswd'], {});
+  await setRealm(t.ctx, 'migsql', ['migpasswd'], {});
+}
+
+/** Where the fixture's CA connector has its files on the privacyIDEA host. */
+const CA_DIR = '/etc/privacyidea/fixture/ca';
+
+/**
+ * The fixture's local CA copied, with the CRL directory its connector names (the fixture ships
+ * the CA's files without it), so that the CA connector can be opened.
+ */
+function caCopy(dir: string): string {
+  const ca = join(dir, 'ca');
+  cpSync(join(PI_FIXTURE, 'ca'), ca, { recursive: true });
+  mkdirSync(join(ca, 'crl'));
+  return ca;
+}
+
+/**
+ * Opens a runtime, imports the fixture and returns it with the report. `sql`: statements run on a
+ * copy of the fixture's database first (rows the fixture lacks), which is imported instead.
+ */
+export async function importedFixture(
+  dialect: DialectName,
+  options: { sql?: string[]; realms?: boolean; now?: Date } = {},
+): Promise<ImportedFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'authsrv-pi-import-'));
+  const db = options.sql ? fixtureDatabaseWith(dir, options.sql) : undefined;
+  const t = await openTestRuntime(dialect, {
+    config: { 'files.allowed_dirs': `${PI_FIXTURE},${dir}` },
+    ...(options.now ? { now: options.now } : {}),
+  });
+  if (options.realms !== false) await standInRealms(t);
+  const base = fixtureImport();
+  const report = await importPrivacyidea(
+    t.ctx,
+    fixtureImport({
+      ...(db ? { db } : {}),
+      mapPaths: [...base.mapPaths.filter(([from]) => from !== CA_DIR), [CA_DIR, caCopy(dir)]],
+    }),
+  );
+  return {
+    t,
+    report,
+    dir,
+    db,
+    section(name) {
+      const found = report.sections.find((s) => s.name === name);
+      if (!found) throw new Error(`no section ${name} in the report`);
+      return found;
+    },
+    async close() {
+      await t.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A copy of the fixture's database in `dir` with the SQL statements run on it; its path. */
+function fixtureDatabaseWith(dir: string, statements: string[]): string {
+  const path = join(dir, 'pi-modified.sqlite');
+  copyFileSync(join(PI_FIXTURE, 'pi.sqlite'), path);
+  const db = new BetterSqlite3(path);
+  try {
+    for (const s of statements) db.exec(s);
+  } finally {
+    db.close();
+  }
+  return path;
+}
+
 /** A day after the fixture's snapshot: every sample time step of the manifest lies before it. */
 export const AFTER_SNAPSHOT = new Date('2026-11-26T09:00:00.000Z');
 
-/** A runtime that allows the fixture's files, its clock at AFTER_SNAPSHOT, with mighosts written. */
+/** A runtime that allows the fixture's files, its clock at AFTER_SNAPSHOT. */
 export async function fixtureRuntime(dialect: DialectName): Promise<TestRuntime> {
   const t = await openTestRuntime(dialect, {
     config: { 'files.allowed_dirs': PI_FIXTURE },
     now: AFTER_SNAPSHOT,
   });
-  if (!SECTIONS.some((s) => s.name === 'machineresolvers'))
-    await saveMachineResolver(t.ctx, 'mighosts', { type: 'hosts', filename: join(PI_FIXTURE, 'hosts') });
   return t;
 }
 

@@ -228,6 +228,7 @@ function describeOn(dialect: (typeof DIALECTS)[number], full: boolean) {
 
         // Malformed: too short, a length past the datagram, an attribute running over the end.
         const malformed = radius.counters.dropped.malformed;
+        const oversizedBefore = radius.counters.dropped.oversized;
         const broken = encodePacket({
           code: CODE.AccessRequest,
           identifier: 1,
@@ -258,13 +259,17 @@ function describeOn(dialect: (typeof DIALECTS)[number], full: boolean) {
         // The server still answers afterwards, and counted each drop.
         const status = await radclient(radius.port, ['Message-Authenticator = 0x00'], SECRET, 'status');
         expect(status.stdout, status.stderr).toMatch(/Received Access-Accept/);
-        // Each datagram is handled on its own: wait until all four are counted.
+        // Each datagram is handled on its own: wait until all four are counted (the long password as oversized).
         await new Promise<void>((resolve) => {
           const look = () =>
-            radius.counters.dropped.malformed >= malformed + 4 ? resolve() : setTimeout(look, 10);
+            radius.counters.dropped.malformed >= malformed + 3 &&
+            radius.counters.dropped.oversized >= oversizedBefore + 1
+              ? resolve()
+              : setTimeout(look, 10);
           look();
         });
-        expect(radius.counters.dropped.malformed).toBe(malformed + 4);
+        expect(radius.counters.dropped.malformed).toBe(malformed + 3);
+        expect(radius.counters.dropped.oversized).toBe(oversizedBefore + 1);
         expect(radius.counters.dropped.internal_error).toBe(0);
         expect(answers).toHaveLength(3);
       } finally {

@@ -48,6 +48,8 @@ const ALL_MIGRATIONS = [
   '0021_gpgkeys',
   '0022_caconnector',
   '0023_radiusclients',
+  '0024_admin_pepper',
+  '0025_audit_import',
 ];
 
 import { blankAuditRow } from '../helpers/audit-rows.ts';
@@ -244,6 +246,8 @@ describe.each(testDialects())('storage on %s', (dialect) => {
       '0021_gpgkeys',
       '0022_caconnector',
       '0023_radiusclients',
+      '0024_admin_pepper',
+      '0025_audit_import',
     ]);
     expect(await store.db.selectFrom('admin').select(['name', 'sessions_valid_after']).execute()).toEqual([
       { name: 'old', sessions_valid_after: '1970-01-01T00:00:00.000Z' },

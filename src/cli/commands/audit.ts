@@ -71,7 +71,7 @@ function listCommand(): Command {
 
 function printPage(page: AuditPage): void {
   printTable(
-    ['#', 'date', 'action', 'ok', 'user', 'realm', 'admin', 'serial', 'client', 'info', 'sig'],
+    ['#', 'date', 'action', 'ok', 'user', 'realm', 'admin', 'serial', 'client', 'info', 'sig', 'imported'],
     page.auditdata.map((e) => [
       e.number,
       e.date,
@@ -84,9 +84,15 @@ function printPage(page: AuditPage): void {
       e.client,
       String(e.info).slice(0, 40),
       e.sig_check,
+      importMark(e),
     ]),
   );
   console.log(`page ${page.current}, ${page.count} entries in all`);
+}
+
+/** An imported row's origin and its check there: `privacyidea #17 failed`; empty for authsrv's own. */
+function importMark(e: AuditPage['auditdata'][number]): string {
+  return e.imported_from ? `${e.imported_from} #${e.imported_number} ${e.imported_check}` : '';
 }
 
 function exportCommand(): Command {

@@ -18,6 +18,7 @@ interface PrivacyideaFlags {
   pepperFile: string;
   mapPath: string[];
   withAudit?: boolean;
+  auditPublicKey?: string;
   dryRun?: boolean;
   json?: boolean;
 }
@@ -46,16 +47,26 @@ function privacyideaCommand(): Command {
       collect,
       [],
     )
-    .option('--with-audit', "import the audit trail too, checking each row's signature")
+    .option('--with-audit', 'import the audit trail too, each row marked as imported')
+    .option(
+      '--audit-public-key <file>',
+      "with --with-audit: check each row's privacyIDEA signature with this key (pi.cfg PI_AUDIT_KEY_PUBLIC)",
+    )
     .option('--dry-run', 'write nothing: show what would be imported and what cannot be')
     .option('--json', 'print the summary as JSON')
     .action(async (flags: PrivacyideaFlags, cmd: Command) => {
-      const options = await importOptions(flags);
-      const report = flags.dryRun
-        ? await withContext(cmd, (ctx) => importPrivacyidea(ctx, options))
-        : await runAudited(cmd, { command: 'import privacyidea', detail: flags.db }, (ctx) =>
-            importPrivacyidea(ctx, options),
-          );
+      const bars = new SectionBars();
+      const options = { ...(await importOptions(flags)), onProgress: bars.update };
+      let report: ImportReport;
+      try {
+        report = flags.dryRun
+          ? await withContext(cmd, (ctx) => importPrivacyidea(ctx, options))
+          : await runAudited(cmd, { command: 'import privacyidea', detail: flags.db }, (ctx) =>
+              importPrivacyidea(ctx, options),
+            );
+      } finally {
+        bars.end();
+      }
       if (flags.json) printJson(report);
       else printReport(report);
     });
@@ -71,8 +82,6 @@ async function importOptions(flags: PrivacyideaFlags): Promise<PrivacyideaImport
     if (at <= 0) throw new ParameterError(`--map-path takes OLD=NEW, not '${m}'`);
     return [m.slice(0, at), m.slice(at + 1)] as const;
   });
-  let progress: Progress | undefined;
-  let current = '';
   return {
     db: flags.db,
     baseDir: process.cwd(),
@@ -81,16 +90,34 @@ async function importOptions(flags: PrivacyideaFlags): Promise<PrivacyideaImport
     pepperFile: flags.pepperFile,
     mapPaths,
     withAudit: flags.withAudit === true,
+    ...(flags.auditPublicKey === undefined ? {} : { auditPublicKey: flags.auditPublicKey }),
     dryRun: flags.dryRun === true,
-    onProgress: (section, written, total) => {
-      if (section !== current) {
-        progress?.done(total);
-        current = section;
-        progress = new Progress(section, total);
-      }
-      progress?.update(written);
-    },
   };
+}
+
+/**
+ * A progress bar per section (on a terminal), each ended with its own count when the next section
+ * begins or the import ends, so that the summary starts on a line of its own.
+ */
+class SectionBars {
+  #bar: Progress | undefined;
+  #section = '';
+  #written = 0;
+
+  readonly update = (section: string, written: number, total: number): void => {
+    if (section !== this.#section) {
+      this.end();
+      this.#section = section;
+      this.#bar = new Progress(section, total);
+    }
+    this.#written = written;
+    this.#bar?.update(written);
+  };
+
+  end(): void {
+    this.#bar?.done(this.#written);
+    this.#bar = undefined;
+  }
 }
 
 function printReport(report: ImportReport): void {
@@ -101,6 +128,7 @@ function printReport(report: ImportReport): void {
   );
   for (const s of report.sections) {
     for (const k of s.skipped) console.log(`not imported: ${s.name} ${k.object}: ${k.reason}`);
+    for (const n of s.notes) console.log(`note: ${s.name}: ${n}`);
     if (report.dryRun) for (const c of s.conflicts) console.log(`already in authsrv: ${s.name} ${c}`);
   }
   if (report.dryRun) console.log('Dry run: nothing was written.');

@@ -173,7 +173,7 @@ async function runPrimary(config: Config, count: number): Promise<void> {
     await rt.store.close();
     throw e;
   });
-  const metrics = await metricsListener(rt, clusterExposition).catch(async (e) => {
+  const metrics = await metricsListener(rt, () => clusterExposition(rt.metrics)).catch(async (e) => {
     await workers.stop('SIGTERM');
     await rt.store.close();
     throw e;

@@ -30,6 +30,11 @@ export interface ColumnSpec {
   length?: number;
   /** A computed column's value; a text column without it is the entry's field of its name. */
   write?: (r: RowFacts) => string | number;
+  /**
+   * A column of imported rows only (empty in authsrv's own): signed after the others, and only in
+   * an imported row, so that the rows written before it existed keep their signed text.
+   */
+  importMark?: true;
 }
 
 /** Compile-time guard: `columns` declares every column of the audit table but the signature. */
@@ -73,6 +78,11 @@ export const COLUMNS = everyStoredColumn([
   { column: 'log_level', kind: 'text', length: 20, write: () => '' },
   { column: 'clearance_level', kind: 'text', length: 20, write: () => '' },
   { column: 'thread_id', kind: 'text', length: 20, write: () => String(WORKER_ID) },
+  // Rows imported from privacyIDEA (src/core/audit/import.ts): where from, their number there and
+  // whether privacyIDEA's signature verified at the import.
+  { column: 'imported_from', kind: 'text', length: 32, write: () => '', importMark: true },
+  { column: 'imported_number', kind: 'text', length: 20, write: () => '', importMark: true },
+  { column: 'imported_check', kind: 'text', length: 20, write: () => '', importMark: true },
 ]);
 
 type Column = (typeof COLUMNS)[number];
@@ -147,6 +157,9 @@ export const LISTED_ORDER = everyColumn([
   'thread_id',
   'container_serial',
   'container_type',
+  'imported_from',
+  'imported_number',
+  'imported_check',
 ]);
 
 /** The keys of an entry of a search, and the fields of a CSV line, in privacyIDEA's order. */
@@ -178,6 +191,9 @@ export const ENTRY_ORDER = everyColumn([
   'startdate',
   'duration',
   'thread_id',
+  'imported_from',
+  'imported_number',
+  'imported_check',
 ]);
 
 /** How each kind of column is read into an entry, put into the signed text, and filtered. */

@@ -6,6 +6,7 @@ export { callerColumns } from './caller.ts';
 export { auditedCliAction, type CliAction, type CliActionFields, recordCliAction } from './cli-action.ts';
 export type { AuditEntry } from './columns.ts';
 export { auditCsvLines, countAudit, startAuditExport } from './csv.ts';
+export { type ImportedAuditRow, type ImportedCheck, writeImportedAudit } from './import.ts';
 export type { AuditQuery } from './query.ts';
 export { rotateAudit, rotateAuditNow, startAuditRotation } from './rotation.ts';
 export { type AuditPage, searchAudit } from './search.ts';

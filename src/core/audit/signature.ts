@@ -4,13 +4,18 @@ import { verifyBatchSignature } from '../../crypto/index.ts';
 import type { Runtime } from '../context.ts';
 import { COLUMNS, KINDS } from './columns.ts';
 
+/** The columns of authsrv's own rows: all but the import mark, in the order of COLUMNS. */
+const OWN_COLUMNS = COLUMNS.filter((c) => !('importMark' in c));
+
 /**
  * The text a row's signature covers: its id and its stored values, in COLUMNS' order. The id is
  * part of it, like privacyIDEA's, so that the contents of two rows cannot be swapped (or a row
  * renumbered) without the signatures failing; the fixed order keeps it the same on every dialect.
  */
 export function signedText(id: number, row: Readonly<Record<string, unknown>>): string {
-  return JSON.stringify(COLUMNS.map((c) => KINDS[c.kind].sign(c.kind === 'id' ? id : row[c.column])));
+  // An imported row's mark is signed too (after the rest): removing or adding one fails the row.
+  const signed = row.imported_from ? COLUMNS : OWN_COLUMNS;
+  return JSON.stringify(signed.map((c) => KINDS[c.kind].sign(c.kind === 'id' ? id : row[c.column])));
 }
 
 /**

@@ -46,7 +46,7 @@ function storedRow(e: AuditEntry, facts: RowFacts): UnsignedAuditRow {
  * would come back as U+FFFD and break the signature), and at most `max` characters — counted in
  * code points as the databases count them, so an emoji at the limit is kept or dropped whole.
  */
-function storable(v: string, max: number | undefined): string {
+export function storable(v: string, max: number | undefined): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what must go
   let out = v.toWellFormed().replace(/\u0000/g, '\uFFFD');
   if (max !== undefined && out.length > max) {

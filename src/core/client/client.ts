@@ -4,6 +4,12 @@ import type { Runtime } from '../context.ts';
 
 export interface ClientSeen {
   ip: string;
+  /**
+   * The end user's address as a trusted intermediary reported it (a NAS's Calling-Station-Id):
+   * the brute-force throttling counts against it instead of `ip`, which stays the client of the
+   * policies, the audit and the client list.
+   */
+  throttleAddress?: string;
   /** The full User-Agent header as far as the front end knows it. */
   userAgent: string | undefined;
 }

@@ -17,11 +17,18 @@ export async function exposeToPrimary(metrics: Metrics): Promise<void> {
 
 let aggregator: { clusterMetrics(): Promise<string> } | undefined;
 
-/** In the primary: the exposition text of all workers' metrics together. */
-export async function clusterExposition(): Promise<string> {
+/**
+ * In the primary: the exposition text of all workers' metrics together, and what the primary alone
+ * counts (its RADIUS server's datagrams).
+ */
+export async function clusterExposition(primary: Metrics): Promise<string> {
   if (!aggregator) {
     const { AggregatorRegistry } = await import('prom-client');
     aggregator = new AggregatorRegistry();
   }
-  return aggregator.clusterMetrics();
+  const workers = await aggregator.clusterMetrics();
+  const { PromMetrics } = await import('./metrics.ts');
+  const own = primary instanceof PromMetrics ? await primary.ownExposition() : '';
+  if (own === '') return workers;
+  return `${workers.endsWith('\n') || workers === '' ? workers : `${workers}\n`}${own}`;
 }

@@ -18,6 +18,8 @@ export class PromMetrics implements Metrics {
   private readonly logins: Counter<'result' | 'token_type'>;
   private readonly lockouts: Counter<'token_type'>;
   private readonly challenges: Counter<'token_type'>;
+  /** Registered at the first RADIUS datagram (see radiusCounters). */
+  private radius: { requests: Counter<'result'>; drops: Counter<'reason'> } | undefined;
   private readonly latency: Histogram<'route' | 'method' | 'status_class'>;
 
   private readonly token: string | undefined;
@@ -82,6 +84,45 @@ export class PromMetrics implements Metrics {
 
   challenge(tokenType: string): void {
     this.challenges.inc({ token_type: none(tokenType) });
+  }
+
+  radiusRequest(result: string): void {
+    this.radiusCounters().requests.inc({ result });
+  }
+
+  radiusDropped(reason: string): void {
+    this.radiusCounters().drops.inc({ reason });
+  }
+
+  /**
+   * The RADIUS counters, registered when the first datagram is counted: only the process that
+   * serves RADIUS has them, so that in a cluster the workers' sum lacks them and the primary adds
+   * its own (ownExposition) without a family twice.
+   */
+  private radiusCounters(): NonNullable<PromMetrics['radius']> {
+    this.radius ??= {
+      requests: new Counter({
+        name: 'authsrv_radius_requests_total',
+        help: 'Datagrams the RADIUS server answered, by answer (a retransmission is answered from the cache)',
+        labelNames: ['result'],
+        registers: [this.registry],
+      }),
+      drops: new Counter({
+        name: 'authsrv_radius_dropped_total',
+        help: 'Datagrams the RADIUS server dropped without an answer, by reason',
+        labelNames: ['reason'],
+        registers: [this.registry],
+      }),
+    };
+    return this.radius;
+  }
+
+  /** What only this process counts (the RADIUS server of a cluster's primary), as exposition text. */
+  async ownExposition(): Promise<string> {
+    if (!this.radius) return '';
+    const names = ['authsrv_radius_requests_total', 'authsrv_radius_dropped_total'];
+    const parts = await Promise.all(names.map((n) => this.registry.getSingleMetricAsString(n)));
+    return parts.map((p) => `${p.trimEnd()}\n`).join('');
   }
 
   request(route: string, method: string, status: number, seconds: number): void {

@@ -11,6 +11,8 @@ export const NO_METRICS: Metrics = {
   login() {},
   lockout() {},
   challenge() {},
+  radiusRequest() {},
+  radiusDropped() {},
   request() {},
   addStatsSource() {},
   authorizes: () => false,

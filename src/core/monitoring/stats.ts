@@ -62,10 +62,17 @@ function inWindow<O>(
 }
 
 export interface WriteOptions {
-  /** When the value was measured (default: the runtime's clock). */
-  at?: Date;
+  /**
+   * When the value was measured (default: the runtime's clock): a Date, or a text such as
+   * `2026-11-25 16:52:55.173017Z` (another system's value keeps its microseconds).
+   */
+  at?: Date | string;
   /** The transaction to write in (default: the runtime's database). */
   db?: Kysely<Database>;
+}
+
+function storedTimeOf(at: Date | string): StatsTime {
+  return typeof at === 'string' ? parseStatsTime('timestamp', at) : statsTimeOf(at);
 }
 
 /** Records `value` for `key`. */
@@ -79,7 +86,7 @@ export async function writeStatsValue(
   checkValue(value);
   await (options.db ?? rt.store.db)
     .insertInto('monitoringstats')
-    .values({ stats_key: key, timestamp: statsTimeOf(options.at ?? rt.clock()), stats_value: value })
+    .values({ stats_key: key, timestamp: storedTimeOf(options.at ?? rt.clock()), stats_value: value })
     .execute();
 }
 

@@ -194,17 +194,18 @@ export async function setUserAttribute(
 
 /**
  * Sets an attribute as the server itself, no policy asked (the event handler module
- * CustomUserAttributes: its definition was authorised when it was saved); the key is checked as
- * for a client.
+ * CustomUserAttributes: its definition was authorised when it was saved; an import of another
+ * system's attributes); the key is checked as for a client.
  */
 export async function setUserAttributeAsServer(
   rt: Runtime,
   user: AttributeOwner,
   key: string,
   value: string,
+  type?: string,
 ): Promise<void> {
-  checkAttribute(key, value, undefined);
-  await writeAttribute(rt, user, key, value, undefined);
+  checkAttribute(key, value, type);
+  await writeAttribute(rt, user, key, value, type);
 }
 
 /** Deletes an attribute as the server itself, no policy asked; the number of rows deleted. */

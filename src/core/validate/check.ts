@@ -70,7 +70,12 @@ export async function clientCheck(
     const input = { ...request(), client: seen.ip };
     // A malformed request (an overlong pass) is refused before the throttling, and counts for nothing there.
     checkRequestParams(input);
-    res = await throttled(rt, checkAttempt(input), () => check(rt, input), checkVerdict);
+    res = await throttled(
+      rt,
+      checkAttempt(input, seen.throttleAddress ?? input.client),
+      () => check(rt, input),
+      checkVerdict,
+    );
   } catch (e) {
     rt.metrics.login(e instanceof ThrottledError ? 'throttled' : 'error', '');
     throw e;
@@ -87,10 +92,10 @@ const LOGIN_RESULT: Readonly<Record<CheckAnswer, LoginResult>> = {
   DECLINED: 'declined',
 };
 
-/** Whom a check tries, for the throttling: the user (login@realm), else the serial. */
-function checkAttempt(input: CheckInput) {
+/** Whom a check tries, for the throttling: the user (login@realm), else the serial; from `address`. */
+function checkAttempt(input: CheckInput, address: string) {
   const account = input.user ? accountOf(input.user, input.realm) : serialAccount(input.serial ?? '');
-  return { account, address: input.client };
+  return { account, address };
 }
 
 /** An accepted check succeeded, a rejected one failed; challenges (and a declined push) are neither. */

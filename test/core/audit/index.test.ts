@@ -94,6 +94,9 @@ describe.each(testDialects())('audit service on %s', (dialect) => {
       'startdate',
       'duration',
       'thread_id',
+      'imported_from',
+      'imported_number',
+      'imported_check',
     ]);
     expect(e).toMatchObject({
       number: id,
@@ -294,7 +297,7 @@ describe.each(testDialects())('audit service on %s', (dialect) => {
       ]);
       expect(p.auditcolumns).toContain('sig_check');
       expect(p.auditcolumns).toContain('missing_line');
-      expect(p.auditcolumns).toHaveLength(27);
+      expect(p.auditcolumns).toHaveLength(30);
     });
 
     it('counts and exports CSV oldest first with the filters applied', async () => {

@@ -1,12 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   addAdmin,
+  addImportedAdmin,
   deleteAdmin,
   ensureInitialAdmin,
+  importedAdminRefusal,
   listAdmins,
   setAdminPassword,
   verifyAdmin,
 } from '../../../src/core/auth/admins.ts';
+import { hashPassword } from '../../../src/crypto/index.ts';
 import { ParameterError, ResourceNotFoundError } from '../../../src/errors.ts';
 import { testDialects } from '../../helpers/dialects.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
@@ -70,5 +73,54 @@ describe.each(testDialects())('administrators on %s', (dialect) => {
     expect(given).toHaveLength(1);
     expect(await verifyAdmin(t.rt, 'admin', given[0]!)).toBe(true);
     expect(await ensureInitialAdmin(t.ctx)).toBeUndefined();
+  });
+
+  describe("imported with another system's peppered hash", () => {
+    const small = { memoryKiB: 1024, passes: 1, parallelism: 1 };
+    const pepper = 'site-pepper';
+    const row = () =>
+      t.rt.store.db
+        .selectFrom('admin')
+        .select(['password_hash', 'password_pepper'])
+        .where('name', '=', 'imported')
+        .executeTakeFirstOrThrow();
+
+    it("verifies pepper + password, then keeps authsrv's own hash of the password alone", async () => {
+      const hash = await hashPassword(`${pepper}Imported-1`, small);
+      await addImportedAdmin(t.ctx, { name: 'imported', hash, pepper });
+      expect(t.rt.hsm.decrypt((await row()).password_pepper!)).toBe(pepper);
+      expect(await verifyAdmin(t.rt, 'imported', `${pepper}Imported-1`)).toBe(false);
+      expect((await row()).password_hash).toBe(hash);
+      expect(await verifyAdmin(t.rt, 'imported', 'Imported-1')).toBe(true);
+      expect(await row()).toEqual({
+        password_hash: expect.stringMatching(/^\$argon2id\$v=19\$m=19456,/),
+        password_pepper: null,
+      });
+      expect(await verifyAdmin(t.rt, 'imported', 'Imported-1')).toBe(true);
+    });
+
+    it('drops the pepper when the password is set anew', async () => {
+      await addImportedAdmin(t.ctx, {
+        name: 'imported',
+        hash: await hashPassword(`${pepper}Imported-1`, small),
+        pepper,
+      });
+      await setAdminPassword(t.ctx, 'imported', 'Brand-new-pass');
+      expect((await row()).password_pepper).toBeNull();
+      expect(await verifyAdmin(t.rt, 'imported', 'Brand-new-pass')).toBe(true);
+      expect(await verifyAdmin(t.rt, 'imported', 'Imported-1')).toBe(false);
+    });
+
+    it('refuses names authsrv does not take and hashes it cannot verify', async () => {
+      expect(importedAdminRefusal({ name: 'bad name', hash: '$argon2id$x', pepper })).toMatch(/names are/);
+      expect(importedAdminRefusal({ name: 'ok', hash: '$pbkdf2-sha512$1$a$b', pepper })).toMatch(
+        /not argon2id/,
+      );
+      expect(importedAdminRefusal({ name: 'ok', hash: '$argon2id$x', pepper })).toBeUndefined();
+      await expect(
+        addImportedAdmin(t.ctx, { name: 'bad name', hash: '$argon2id$x', pepper }),
+      ).rejects.toThrow(ParameterError);
+      expect(await listAdmins(t.rt)).toEqual([]);
+    });
   });
 });

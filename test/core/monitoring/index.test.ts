@@ -74,6 +74,16 @@ describe.each(testDialects())('the monitoring store on %s', (dialect) => {
     expect((await statsValues(t.rt, 'k')).map(([, v]) => v)).toEqual([2, 1, 3]);
   });
 
+  it('writes a value at a time given as text, with its microseconds', async () => {
+    await writeStatsValue(t.rt, 'k', 7, { at: '2026-11-25 16:52:55.173017Z' });
+    await writeStatsValue(t.rt, 'k', 8, { at: '2026-11-25 18:52:55.5+0200' });
+    expect(await statsValues(t.rt, 'k')).toEqual([
+      ['2026-11-25 16:52:55.173017+0000', 7],
+      ['2026-11-25 16:52:55.500000+0000', 8],
+    ]);
+    await expect(writeStatsValue(t.rt, 'k', 9, { at: 'yesterday' })).rejects.toThrow(/not a date/);
+  });
+
   it('deletes a window of one key and returns the count; without bounds every value of the key', async () => {
     await series('a', [0, 1, 2, 3, 4]);
     await series('b', [1, 2]);

@@ -193,6 +193,7 @@ describe('--only', () => {
       '7p',
       '8',
       '9',
+      'R',
       '5a',
       '5b',
       '5c',
@@ -212,6 +213,7 @@ describe('--only', () => {
     expect(ids('1p')).toEqual(['1p']);
     expect(ids('2')).toEqual(['2', '2p']);
     expect(ids('2L')).toEqual(['2L']);
+    expect(ids('2,R')).toEqual(['2', '2p', 'R']);
     expect(ids('5')).toEqual(['5a', '5b', '5c']);
     expect(ids('6c, 0')).toEqual(['0', '6c']);
     expect(ids('7p,7')).toEqual(['7', '7p']);

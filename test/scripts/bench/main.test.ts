@@ -166,6 +166,32 @@ describe('npm run bench, briefly', () => {
     expect(r!.mail.smtpConnections).toBe(r!.mail.requests);
   });
 
+  it('runs scenario R: RADIUS logins over UDP, once although both signing modes are asked for', {
+    timeout: 120_000,
+  }, async () => {
+    const run = await bench([...QUICK, '--signing', 'on,off', '--only', 'R', '--connections', '2'], {
+      BENCH_RESULTS_DIR: join(base, 'results-R'),
+    });
+    const output = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+    expect(run.code, output).toBe(0);
+    const rows = tableRows(run.stdout);
+    expect(rows, output).toHaveLength(1);
+    const [scenario, db, signing, rate, p50, p99, cpu, , note] = rows[0]!;
+    expect(scenario).toBe('R RADIUS Access-Request PAP, HOTP, no PIN');
+    expect([db, signing]).toEqual(['sqlite', 'n/a']);
+    expect(rate).toMatch(/^[1-9]\d* logins\/s$/);
+    for (const n of [p50, p99, cpu]) expect(n).toMatch(/^\d+(\.\d+)?$/);
+    expect(note).toBe('UDP, 2 requests in flight; no response signature on this path, run once per database');
+    const file = /^Results: (.+\.json)$/m.exec(run.stdout)?.[1];
+    const json = JSON.parse(readFileSync(file!, 'utf8')) as {
+      results: { ok: boolean; measured: { good: number; unexpected: number; timeouts: number } }[];
+    };
+    expect(json.results).toHaveLength(1);
+    expect(json.results[0]!.ok).toBe(true);
+    expect(json.results[0]!.measured).toMatchObject({ unexpected: 0, timeouts: 0 });
+    expect(json.results[0]!.measured.good).toBeGreaterThan(0);
+  });
+
   it('runs scenario 9: every login posts the webhook of its event definition to the listener', {
     timeout: 120_000,
   }, async () => {

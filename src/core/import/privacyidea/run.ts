@@ -1,6 +1,7 @@
 // An import of a privacyIDEA installation: open its database and key file, plan every section
 // (nothing written), refuse when authsrv already holds an object of the same name, then write all
 // sections in one transaction: a failed import leaves authsrv's database as it was.
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigAdminError, ParameterError } from '../../../errors.ts';
@@ -23,6 +24,8 @@ export interface PrivacyideaImportOptions {
   /** Path prefixes of the privacyIDEA host and what they are here. */
   mapPaths: ReadonlyArray<readonly [string, string]>;
   withAudit: boolean;
+  /** PI_AUDIT_KEY_PUBLIC (PEM): the audit rows' signatures are checked with it (with withAudit). */
+  auditPublicKey?: string;
   dryRun: boolean;
   /** Told before each section is written and as its objects are written. */
   onProgress?: (section: string, written: number, total: number) => void;
@@ -36,6 +39,8 @@ export interface SectionReport {
   objects: string[];
   skipped: Skipped[];
   conflicts: string[];
+  /** What the operator should know of objects that are imported (a signature that failed …). */
+  notes: string[];
 }
 
 export interface ImportReport {
@@ -58,6 +63,20 @@ export function pathMapper(mapPaths: PrivacyideaImportOptions['mapPaths']): (pat
   };
 }
 
+function readAuditPublicKey(options: PrivacyideaImportOptions): KeyObject | undefined {
+  if (options.auditPublicKey === undefined) return undefined;
+  if (!options.withAudit)
+    throw new ParameterError('An audit public key is only used with the audit import (--with-audit)');
+  const file = resolve(options.baseDir, options.auditPublicKey);
+  try {
+    const key = createPublicKey(readFileSync(file));
+    if (key.asymmetricKeyType !== 'rsa') throw new Error(`an ${key.asymmetricKeyType} key, not RSA`);
+    return key;
+  } catch (e) {
+    throw new ParameterError(`Cannot read privacyIDEA's audit public key ${file}: ${(e as Error).message}`);
+  }
+}
+
 function readPepper(file: string): string {
   try {
     return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
@@ -72,11 +91,19 @@ export async function importPrivacyidea(
 ): Promise<ImportReport> {
   const keys = PiKeys.fromFile(resolve(options.baseDir, options.encfile), options.encfilePassword);
   const pepper = readPepper(resolve(options.baseDir, options.pepperFile));
+  const auditPublicKey = readAuditPublicKey(options);
   const source = await openPrivacyideaDatabase(options.db, options.baseDir);
   try {
-    const input: ImportInput = { source, keys, pepper, mapPath: pathMapper(options.mapPaths) };
-    const sections = (options.sections ?? SECTIONS).filter((s) => !s.optional || options.withAudit);
     const plans: Array<[string, SectionPlan]> = [];
+    const input: ImportInput = {
+      source,
+      keys,
+      pepper,
+      mapPath: pathMapper(options.mapPaths),
+      planned: (name) => plans.find(([n]) => n === name)?.[1].objects ?? [],
+      ...(auditPublicKey ? { auditPublicKey } : {}),
+    };
+    const sections = (options.sections ?? SECTIONS).filter((s) => !s.optional || options.withAudit);
     for (const section of sections) plans.push([section.name, await section.plan(input, ctx)]);
     const report: ImportReport = {
       dryRun: options.dryRun,
@@ -86,6 +113,7 @@ export async function importPrivacyidea(
         objects: p.objects,
         skipped: p.skipped,
         conflicts: p.conflicts,
+        notes: p.notes ?? [],
       })),
     };
     if (options.dryRun) return report;

@@ -71,8 +71,10 @@ export async function openPrivacyideaDatabase(urlOrFile: string, baseDir: string
     maxConnections: 2,
     connectTimeoutMs: 10_000,
     sqlite: { readOnly: true, busyTimeoutMs: 5_000 },
-    postgres: { int8AsNumber: true },
-    mysql: { utc: true },
+    // Dates as the server's text on every dialect (SQLite's DATETIME is text): values.ts reads them
+    // to the microsecond, which privacyIDEA's audit signatures cover.
+    postgres: { int8AsNumber: true, datesAsText: true },
+    mysql: { utc: true, datesAsText: true },
   });
   try {
     const schemaVersion = await readSchemaVersion(db);

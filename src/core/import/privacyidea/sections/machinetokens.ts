@@ -6,8 +6,8 @@ import { machineResolverKind } from '../../../../machine-resolvers/index.ts';
 import { attachToken } from '../../../machine/index.ts';
 import { listMachineResolvers } from '../../../machineresolver/index.ts';
 import type { ImportSection, Skipped } from '../section.ts';
-import { namesById, piText } from './pi-values.ts';
-import { tokenSection } from './tokens.ts';
+import { piText } from './common.ts';
+import { namesById } from './pi-values.ts';
 
 interface PlannedAttachment {
   name: string;
@@ -42,7 +42,7 @@ export const machineTokenSection: ImportSection = {
       input.source.db,
       Object.keys(await listMachineResolvers(ctx)),
     );
-    const tokens = new Set((await tokenSection.plan(input, ctx)).objects);
+    const tokens = new Set(input.planned('tokens'));
     const skipped: Skipped[] = [];
     const planned: PlannedAttachment[] = [];
     for (const row of rows) {

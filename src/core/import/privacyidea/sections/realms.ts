@@ -5,8 +5,8 @@
 import { listRealms, setDefaultRealm, setRealm } from '../../../realm/index.ts';
 import type { ImportSection, Skipped } from '../section.ts';
 import type { PiDatabase } from '../source.ts';
-import { piBool, piText, takenNames } from './pi-values.ts';
-import { resolversToImport } from './resolvers.ts';
+import { byCodeUnits, piBool, piText } from './common.ts';
+import { takenNames } from './pi-values.ts';
 
 interface PlannedRealm {
   name: string;
@@ -14,15 +14,21 @@ interface PlannedRealm {
   priorities: Record<string, number>;
 }
 
-/** The realms privacyIDEA has that the import carries over, and the entries it cannot. */
-export async function realmsToImport(db: PiDatabase): Promise<{
+/**
+ * The realms privacyIDEA has that the import carries over, and the entries it cannot: those of
+ * resolvers the resolvers section does not import (`importable`) are left out.
+ */
+async function realmsToImport(
+  db: PiDatabase,
+  importable: ReadonlySet<string>,
+): Promise<{
   planned: PlannedRealm[];
   skipped: Skipped[];
   piDefault: string;
 }> {
-  const realms = await db.selectFrom('realm').select(['id', 'name', 'default']).orderBy('name').execute();
+  const realms = await db.selectFrom('realm').select(['id', 'name', 'default']).orderBy('id').execute();
+  realms.sort((a, b) => byCodeUnits(piText(a.name), piText(b.name)));
   const resolvers = await db.selectFrom('resolver').select(['id', 'name']).execute();
-  const importable = await resolversToImport(db);
   const links = await db
     .selectFrom('resolverrealm')
     .select(['resolver_id', 'realm_id', 'priority', 'node_uuid'])
@@ -60,8 +66,12 @@ export async function realmsToImport(db: PiDatabase): Promise<{
 
 export const realmSection: ImportSection = {
   name: 'realms',
-  async plan({ source }, ctx) {
-    const { planned, skipped, piDefault } = await realmsToImport(source.db);
+  async plan(input, ctx) {
+    const { source } = input;
+    const { planned, skipped, piDefault } = await realmsToImport(
+      source.db,
+      new Set(input.planned('resolvers')),
+    );
     const existing = await listRealms(ctx);
     const authsrvDefault = Object.entries(existing).find(([, v]) => v.default)?.[0];
     const setDefault = piDefault !== '' && planned.some((p) => p.name === piDefault) && !authsrvDefault;

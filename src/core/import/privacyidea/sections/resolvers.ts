@@ -9,8 +9,8 @@ import type { Context } from '../../../context.ts';
 import { settingsToSave } from '../../../plugin-settings/index.ts';
 import { listResolvers, saveResolver } from '../../../resolver/index.ts';
 import type { ImportInput, ImportSection, Skipped } from '../section.ts';
-import type { PiDatabase } from '../source.ts';
-import { keyValueRows, openKeyValue, type PiKeyValue, piText, takenNames } from './pi-values.ts';
+import { byCodeUnits, keyValuesByOwner, type PiKeyValue, piText } from './common.ts';
+import { openKeyValue, takenNames } from './pi-values.ts';
 
 type ResolverKind = ReturnType<typeof resolverKinds>[number];
 
@@ -25,9 +25,10 @@ export const resolverSection: ImportSection = {
     const rows = await input.source.db
       .selectFrom('resolver')
       .select(['id', 'name', 'rtype'])
-      .orderBy('name')
+      .orderBy('id')
       .execute();
-    const config = await keyValueRows(input.source.db, 'resolverconfig', 'resolver_id');
+    rows.sort((a, b) => byCodeUnits(piText(a.name), piText(b.name)));
+    const config = await keyValuesByOwner(input.source.db, 'resolverconfig', 'resolver_id', { type: 'Type' });
     const skipped: Skipped[] = [];
     const planned: PlannedResolver[] = [];
     for (const row of rows) {
@@ -56,16 +57,6 @@ export const resolverSection: ImportSection = {
     };
   },
 };
-
-/**
- * The names of the resolvers this section imports: those of a type authsrv has (the others are
- * reported; realms and token owners leave them out).
- */
-export async function resolversToImport(db: PiDatabase): Promise<Set<string>> {
-  const known = new Set(resolverKinds().map((k) => k.type));
-  const rows = await db.selectFrom('resolver').select(['name', 'rtype']).execute();
-  return new Set(rows.filter((r) => known.has(piText(r.rtype))).map((r) => piText(r.name)));
-}
 
 /** The canonical setting name of a privacyIDEA key, aliases folded; undefined when authsrv has none. */
 function settingName(kind: ResolverKind, key: string): string | undefined {

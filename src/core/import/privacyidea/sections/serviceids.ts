@@ -9,7 +9,7 @@ export const serviceIdSection: ImportSection = {
     const rows = await source.db
       .selectFrom('serviceid')
       .select(['name', 'Description'])
-      .orderBy('name')
+      .orderBy('id')
       .execute();
     const names = rows.map((r) => String(r.name));
     const taken = await existingNames(ctx, 'serviceid', 'name', names);

@@ -2,7 +2,7 @@
 // are in a group (tokentokengroup) the tokens section writes with the tokens.
 import { listTokenGroups, setTokenGroup } from '../../../token/index.ts';
 import type { ImportSection } from '../section.ts';
-import { piText } from './pi-values.ts';
+import { byCodeUnits, piText } from './common.ts';
 
 export const tokenGroupSection: ImportSection = {
   name: 'tokengroups',
@@ -10,8 +10,9 @@ export const tokenGroupSection: ImportSection = {
     const rows = await source.db
       .selectFrom('tokengroup')
       .select(['name', 'Description'])
-      .orderBy('name')
+      .orderBy('id')
       .execute();
+    rows.sort((a, b) => byCodeUnits(piText(a.name), piText(b.name)));
     const names = rows.map((r) => piText(r.name));
     const existing = await listTokenGroups(ctx);
     return {

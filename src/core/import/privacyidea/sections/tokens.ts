@@ -11,18 +11,9 @@ import { findTokenType } from '../../../../tokens/index.ts';
 import type { Context } from '../../../context.ts';
 import { insertMigratedTokens, type MigratedToken, sealKey } from '../../../token/index.ts';
 import type { ImportInput, ImportSection, Skipped } from '../section.ts';
+import { keyValuesByOwner, type PiKeyValue, piBool, piText } from './common.ts';
 import { existingNames } from './existing.ts';
-import {
-  keyValueRows,
-  namesById,
-  openKeyValue,
-  type PiKeyValue,
-  piBool,
-  piInt,
-  piText,
-} from './pi-values.ts';
-import { realmsToImport } from './realms.ts';
-import { resolversToImport } from './resolvers.ts';
+import { namesById, openKeyValue, piNumber } from './pi-values.ts';
 import { importedPin } from './token-pin.ts';
 import { converterOf, type PiSecrets } from './token-secrets.ts';
 
@@ -44,10 +35,10 @@ export const tokenSection: ImportSection = {
   async plan(input, ctx) {
     const db = input.source.db;
     const rows: PiTokenRow[] = await db.selectFrom('token').selectAll().orderBy('id').execute();
-    const info = await keyValueRows(db, 'tokeninfo', 'token_id');
+    const info = await keyValuesByOwner(db, 'tokeninfo', 'token_id', { type: 'Type' });
     const links = await readLinks(input);
-    const imported = new Set((await realmsToImport(db)).planned.map((p) => p.name));
-    const resolvers = await resolversToImport(db);
+    const imported = new Set(input.planned('realms'));
+    const resolvers = new Set(input.planned('resolvers'));
     const skipped: Skipped[] = [];
     const planned: MigratedToken[] = [];
     for (const row of rows) {
@@ -138,12 +129,12 @@ async function plannedToken(
     serial,
     tokentype: type,
     description: piText(row.description),
-    otplen: piInt(row.otplen, 6),
-    maxfail: piInt(row.maxfail, 10),
-    failcount: piInt(row.failcount),
-    count: piInt(row.count),
-    count_window: piInt(row.count_window, 10),
-    sync_window: piInt(row.sync_window, 1000),
+    otplen: piNumber(row.otplen, 6),
+    maxfail: piNumber(row.maxfail, 10),
+    failcount: piNumber(row.failcount),
+    count: piNumber(row.count),
+    count_window: piNumber(row.count_window, 10),
+    sync_window: piNumber(row.sync_window, 1000),
     active: piBool(row.active) ? 1 : 0,
     revoked: piBool(row.revoked) ? 1 : 0,
     locked: piBool(row.locked) ? 1 : 0,

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportReport } from '../../../../../src/core/import/index.ts';
 import { importPrivacyidea } from '../../../../../src/core/import/index.ts';
-import { setPolicy } from '../../../../../src/core/policy/index.ts';
 import { setRealm } from '../../../../../src/core/realm/index.ts';
 import { saveResolver } from '../../../../../src/core/resolver/index.ts';
 import { saveSmsGateway } from '../../../../../src/core/smsgateway/index.ts';
@@ -281,10 +280,17 @@ describe.each(testDialects())('import privacyidea: tokens (%s)', (dialect) => {
     expect(await accepts({ serial: 'MIGTOTP03', pass: otp })).toBe(false);
   });
 
-  it('accepts MIGHOTP07 with its token PIN while no otppin policy applies', async () => {
+  it("accepts MIGHOTP07 with sqlbob's resolver password as its PIN (the imported policy otppin=userstore), once each", async () => {
     const m = TOKENS.MIGHOTP07!;
-    const otp = m.sample_valid_otps[0].otp as string;
-    expect(await accepts({ ...ownerOf('MIGHOTP07'), pass: `${m.pin}${otp}` })).toBe(true);
+    const user = { user: m.owner.user, realm: m.owner.realm };
+    expect(
+      (await check(t.rt, { ...user, pass: `${m.pin}${m.sample_valid_otps[0].otp}`, client: '192.0.2.1' }))
+        .value,
+    ).toBe(false);
+    for (const pass of m.sample_valid_passwords as string[]) {
+      expect(await accepts({ ...user, pass }), pass).toBe(true);
+      expect(await accepts({ ...user, pass }), `${pass} replay`).toBe(false);
+    }
   });
 
   it('keeps the TOTP time steps: the last used value is refused, the next ones are accepted once', async () => {
@@ -438,38 +444,6 @@ describe('import privacyidea: tokens authsrv cannot take', () => {
       expect((await listTokens(t.ctx, {})).count).toBe(217);
     } finally {
       await t.close();
-    }
-  });
-});
-
-describe.each(testDialects())('import privacyidea: MIGHOTP07 under otppin=userstore (%s)', (dialect) => {
-  let t: TestRuntime;
-  beforeAll(async () => {
-    ({ t } = await importedRuntime(dialect));
-    // The policy is another section's: written here as the manifest shows it (the same name, so
-    // that with that section it is the imported policy, set again).
-    const p = piManifest.policies['mig-auth-otppin'];
-    await setPolicy(t.ctx, 'mig-auth-otppin', {
-      scope: p.scope,
-      action: p.action,
-      realm: p.realm,
-      user: p.user,
-      priority: p.priority,
-      active: p.active,
-    });
-  }, 120_000);
-  afterAll(async () => t.close());
-
-  it("accepts sqlbob's resolver password as the PIN, the next values once each", async () => {
-    const m = TOKENS.MIGHOTP07!;
-    const user = { user: m.owner.user, realm: m.owner.realm };
-    expect(
-      (await check(t.rt, { ...user, pass: `${m.pin}${m.sample_valid_otps[0].otp}`, client: '192.0.2.1' }))
-        .value,
-    ).toBe(false);
-    for (const pass of m.sample_valid_passwords as string[]) {
-      expect((await check(t.rt, { ...user, pass, client: '192.0.2.1' })).value, pass).toBe(true);
-      expect((await check(t.rt, { ...user, pass, client: '192.0.2.1' })).value, `${pass} replay`).toBe(false);
     }
   });
 });
