@@ -5,16 +5,10 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import {
-  type ImportReport,
-  importPrivacyidea,
-  type PrivacyideaImportOptions,
-  type SectionReport,
-} from '../../src/core/import/index.ts';
+import { type ImportReport, importPrivacyidea, type SectionReport } from '../../src/core/import/index.ts';
 import { SECTIONS } from '../../src/core/import/privacyidea/sections/index.ts';
 import { setRealm } from '../../src/core/realm/index.ts';
 import { saveResolver } from '../../src/core/resolver/index.ts';
-import { openPool } from '../../src/store/index.ts';
 import type { DialectName } from './dialects.ts';
 import { fixtureImport, PI_FIXTURE } from './privacyidea-fixture.ts';
 import { openTestRuntime, type TestRuntime } from './runtime.ts';
@@ -100,7 +94,7 @@ export async function importedFixture(
 }
 
 /** A copy of the fixture's database in `dir` with the SQL statements run on it; its path. */
-function fixtureDatabaseWith(dir: string, statements: string[]): string {
+export function fixtureDatabaseWith(dir: string, statements: string[]): string {
   const path = join(dir, 'pi-modified.sqlite');
   copyFileSync(join(PI_FIXTURE, 'pi.sqlite'), path);
   const db = new BetterSqlite3(path);
@@ -124,14 +118,12 @@ export async function fixtureRuntime(dialect: DialectName): Promise<TestRuntime>
   return t;
 }
 
-/** fixtureRuntime with the fixture imported. */
+/** importedFixture with the clock at AFTER_SNAPSHOT; the runtime's close() also removes the scratch directory. */
 export async function importedRuntime(
   dialect: DialectName,
-  overrides: Partial<PrivacyideaImportOptions> = {},
 ): Promise<{ t: TestRuntime; report: ImportReport }> {
-  const t = await fixtureRuntime(dialect);
-  const report = await importPrivacyidea(t.ctx, fixtureImport(overrides));
-  return { t, report };
+  const fx = await importedFixture(dialect, { now: AFTER_SNAPSHOT });
+  return { t: { ...fx.t, close: fx.close }, report: fx.report };
 }
 
 /** The report of one section. */
@@ -139,27 +131,4 @@ export function sectionReport(report: ImportReport, name: string) {
   const s = report.sections.find((x) => x.name === name);
   if (!s) throw new Error(`no section ${name} in the report`);
   return s;
-}
-
-/**
- * A copy of the fixture's database changed by `edit` (rows privacyIDEA could have that the fixture
- * lacks), in the runtime's data directory (removed with it); the path of the copy, for the option `db`.
- */
-export async function editedFixture(
-  t: TestRuntime,
-  // biome-ignore lint/suspicious/noExplicitAny: privacyIDEA's schema
-  edit: (db: import('kysely').Kysely<any>) => Promise<void>,
-): Promise<string> {
-  const file = join(t.dataDir, 'pi-edited.sqlite');
-  copyFileSync(join(PI_FIXTURE, 'pi.sqlite'), file);
-  const db = await openPool(
-    { dialect: 'sqlite', file },
-    { maxConnections: 1, sqlite: { busyTimeoutMs: 1000 } },
-  );
-  try {
-    await edit(db);
-  } finally {
-    await db.destroy();
-  }
-  return file;
 }

@@ -8,7 +8,7 @@ import { saveResolver } from '../../../../../src/core/resolver/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
 import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
 import {
-  editedFixture,
+  fixtureDatabaseWith,
   fixtureRuntime,
   importedRuntime,
   sectionReport,
@@ -75,12 +75,9 @@ describe('import privacyidea: realm entries of one node', () => {
   it('are reported; the realm keeps its entries for every node', async () => {
     const node = piManifest.fixture.pi_node_uuid as string;
     const t = await fixtureRuntime('sqlite');
-    const db = await editedFixture(t, async (pi) => {
-      await pi
-        .insertInto('resolverrealm')
-        .values({ resolver_id: 2, realm_id: 1, priority: 5, node_uuid: node })
-        .execute();
-    });
+    const db = fixtureDatabaseWith(t.dataDir, [
+      `INSERT INTO resolverrealm (resolver_id, realm_id, priority, node_uuid) VALUES (2, 1, 5, '${node}')`,
+    ]);
     try {
       const report = await importPrivacyidea(t.ctx, fixtureImport({ db }));
       expect(sectionReport(report, 'realms').skipped).toEqual([

@@ -10,7 +10,7 @@ import { listResolvers } from '../../../../../src/core/resolver/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
 import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
 import {
-  editedFixture,
+  fixtureDatabaseWith,
   fixtureRuntime,
   importedRuntime,
   sectionReport,
@@ -84,13 +84,10 @@ describe.each(testDialects())('import privacyidea: resolvers (%s)', (dialect) =>
 describe('import privacyidea: resolvers and settings authsrv cannot take', () => {
   it('are reported; a file outside files.allowed_dirs refuses the import', async () => {
     const t = await fixtureRuntime('sqlite');
-    const db = await editedFixture(t, async (pi) => {
-      await pi
-        .insertInto('resolverconfig')
-        .values({ resolver_id: 1, Key: 'mig.extra', Value: 'x', Type: '' })
-        .execute();
-      await pi.insertInto('resolver').values({ id: 9, name: 'mighttp', rtype: 'httpresolver' }).execute();
-    });
+    const db = fixtureDatabaseWith(t.dataDir, [
+      "INSERT INTO resolverconfig (resolver_id, Key, Value, Type) VALUES (1, 'mig.extra', 'x', '')",
+      "INSERT INTO resolver (id, name, rtype) VALUES (9, 'mighttp', 'httpresolver')",
+    ]);
     try {
       const report = await importPrivacyidea(t.ctx, fixtureImport({ db, dryRun: true }));
       expect(sectionReport(report, 'resolvers').skipped).toEqual([

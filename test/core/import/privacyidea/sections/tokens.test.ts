@@ -26,7 +26,7 @@ import { hotp } from '../../../../helpers/otp.ts';
 import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
 import {
   AFTER_SNAPSHOT,
-  editedFixture,
+  fixtureDatabaseWith,
   fixtureRuntime,
   importedRuntime,
   sectionReport,
@@ -414,16 +414,12 @@ describe('import privacyidea: tokens, resolvers, realms and groups authsrv alrea
 describe('import privacyidea: tokens authsrv cannot take', () => {
   it('are reported with the reason, and the rest is imported', async () => {
     const t = await fixtureRuntime('sqlite');
-    const db = await editedFixture(t, async (pi) => {
-      const type = (serial: string, tokentype: string) =>
-        pi.updateTable('token').set({ tokentype }).where('serial', '=', serial).execute();
-      const pin = (serial: string, pin_hash: string, pin_seed = '') =>
-        pi.updateTable('token').set({ pin_hash, pin_seed }).where('serial', '=', serial).execute();
-      await type('SBS9552870000', 'push');
-      await type('SBS9552870003', 'yubikey');
-      await pin('SBS9552870001', 'a'.repeat(64), '0011223344556677');
-      await pin('SBS9552870002', '$pbkdf2-sha512$25000$c2FsdA$aGFzaA');
-    });
+    const db = fixtureDatabaseWith(t.dataDir, [
+      "UPDATE token SET tokentype = 'push' WHERE serial = 'SBS9552870000'",
+      "UPDATE token SET tokentype = 'yubikey' WHERE serial = 'SBS9552870003'",
+      `UPDATE token SET pin_hash = '${'a'.repeat(64)}', pin_seed = '0011223344556677' WHERE serial = 'SBS9552870001'`,
+      "UPDATE token SET pin_hash = '$pbkdf2-sha512$25000$c2FsdA$aGFzaA' WHERE serial = 'SBS9552870002'",
+    ]);
     try {
       const report = await importPrivacyidea(t.ctx, fixtureImport({ db }));
       const tokens = sectionReport(report, 'tokens');
