@@ -28,6 +28,8 @@ interface Links {
   owners: Map<number, { resolver: string; userId: string; realm: string }>;
   realms: Map<number, string[]>;
   groups: Map<number, string[]>;
+  /** The serial of the container a token is in (privacyIDEA 3.10 and later). */
+  containers: Map<number, string>;
 }
 
 export const tokenSection: ImportSection = {
@@ -54,6 +56,12 @@ export const tokenSection: ImportSection = {
             ? `the resolver ${owner.resolver} is not imported`
             : undefined;
       if (ownerLeftOut) skipped.push({ object: `${t.row.serial} owner`, reason: ownerLeftOut });
+      const container = links.containers.get(id);
+      if (container)
+        skipped.push({
+          object: `${t.row.serial} container ${container}`,
+          reason: 'authsrv has no token containers: the token is imported on its own',
+        });
       planned.push({
         ...t,
         owner: ownerLeftOut ? undefined : owner,
@@ -167,7 +175,22 @@ async function readLinks({ source }: ImportInput): Promise<Links> {
     await db.selectFrom('tokentokengroup').select(['token_id', 'tokengroup_id']).execute(),
     (r) => groupNames.get(Number(r.tokengroup_id)),
   );
-  return { owners, realms, groups };
+  return { owners, realms, groups, containers: await containersOf(source.db) };
+}
+
+/** The container serial of every token in one; none before privacyIDEA 3.10 (no such tables). */
+async function containersOf(db: ImportInput['source']['db']): Promise<Map<number, string>> {
+  let rows: Array<{ token_id: unknown; serial: unknown }>;
+  try {
+    rows = await db
+      .selectFrom('tokencontainertoken')
+      .innerJoin('tokencontainer', 'tokencontainer.id', 'tokencontainertoken.container_id')
+      .select(['tokencontainertoken.token_id as token_id', 'tokencontainer.serial as serial'])
+      .execute();
+  } catch {
+    return new Map();
+  }
+  return new Map(rows.map((r) => [Number(r.token_id), piText(r.serial)]));
 }
 
 function grouped<R extends { token_id: unknown }>(

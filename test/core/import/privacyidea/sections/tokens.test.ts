@@ -419,6 +419,8 @@ describe('import privacyidea: tokens authsrv cannot take', () => {
       "UPDATE token SET tokentype = 'yubikey' WHERE serial = 'SBS9552870003'",
       `UPDATE token SET pin_hash = '${'a'.repeat(64)}', pin_seed = '0011223344556677' WHERE serial = 'SBS9552870001'`,
       "UPDATE token SET pin_hash = '$pbkdf2-sha512$25000$c2FsdA$aGFzaA' WHERE serial = 'SBS9552870002'",
+      "INSERT INTO tokencontainer (id, type, description, serial) VALUES (1, 'generic', '', 'CONT0001')",
+      'INSERT INTO tokencontainertoken (token_id, container_id) VALUES (5, 1)',
     ]);
     try {
       const report = await importPrivacyidea(t.ctx, fixtureImport({ db }));
@@ -435,6 +437,10 @@ describe('import privacyidea: tokens authsrv cannot take', () => {
             'its PIN is a pbkdf2-sha512 hash, which authsrv does not verify (set a new PIN after the import)',
         },
         { object: 'SBS9552870003', reason: 'the import does not carry yubikey tokens over yet' },
+        {
+          object: 'SBS9552870004 container CONT0001',
+          reason: 'authsrv has no token containers: the token is imported on its own',
+        },
       ]);
       expect(tokens.objects).toHaveLength(217);
       expect((await listTokens(t.ctx, {})).count).toBe(217);
