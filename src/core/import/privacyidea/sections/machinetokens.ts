@@ -1,10 +1,7 @@
 // Tokens attached to machines (tables machinetoken, machinetokenoptions) through the machine token
 // service, after the tokens and the machine resolvers (section machineresolvers) are written. An
-// attachment is reported when its token is not imported or its machine resolver is neither in
-// authsrv nor of a type authsrv has.
-import { machineResolverKind } from '../../../../machine-resolvers/index.ts';
+// attachment is reported when its token or its machine resolver is not imported.
 import { attachToken } from '../../../machine/index.ts';
-import { listMachineResolvers } from '../../../machineresolver/index.ts';
 import type { ImportSection, Skipped } from '../section.ts';
 import { piText } from './common.ts';
 import { namesById } from './pi-values.ts';
@@ -20,7 +17,7 @@ interface PlannedAttachment {
 
 export const machineTokenSection: ImportSection = {
   name: 'machinetokens',
-  async plan(input, ctx) {
+  async plan(input) {
     const db = input.source.db;
     const rows = await db
       .selectFrom('machinetoken')
@@ -38,10 +35,7 @@ export const machineTokenSection: ImportSection = {
       ]),
     );
     const resolverNames = await namesById(db, 'machineresolver');
-    const importable = await importableResolvers(
-      input.source.db,
-      Object.keys(await listMachineResolvers(ctx)),
-    );
+    const importable = new Set(input.planned('machineresolvers').map((n) => n.toLowerCase()));
     const tokens = new Set(input.planned('tokens'));
     const skipped: Skipped[] = [];
     const planned: PlannedAttachment[] = [];
@@ -87,20 +81,3 @@ export const machineTokenSection: ImportSection = {
     };
   },
 };
-
-/** Names (lower-case) of the machine resolvers authsrv has or the import brings (a type authsrv has). */
-async function importableResolvers(
-  db: Parameters<typeof namesById>[0],
-  existing: readonly string[],
-): Promise<Set<string>> {
-  const out = new Set(existing.map((n) => n.toLowerCase()));
-  for (const r of await db.selectFrom('machineresolver').select(['name', 'rtype']).execute()) {
-    try {
-      machineResolverKind(piText(r.rtype));
-      out.add(piText(r.name).toLowerCase());
-    } catch {
-      // a type authsrv lacks: its attachments are reported
-    }
-  }
-  return out;
-}
