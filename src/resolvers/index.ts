@@ -13,7 +13,7 @@ export {
   parseConnectionConfig,
   substringFilter,
 } from './ldap/index.ts';
-export { resolverKind } from './registry.ts';
+export { resolverKind, resolverKinds } from './registry.ts';
 export { settingBool, settingInt, settingText } from './settings.ts';
 export type {
   ResolverSettings,

@@ -13,6 +13,7 @@ export type {
   Database,
   PolicyTable,
   SmtpServerTable,
+  TokenGroupTokenTable,
   TokenInfoTable,
   TokenOwnerTable,
   TokenRealmTable,

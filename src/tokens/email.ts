@@ -1,12 +1,14 @@
 // The e-mail token (reference 3.1 `email`, 4.3): a PIN-only request always starts a challenge and
-// mails the value through the SMTP server definition of the system setting `email.identifier`.
+// mails the value through the SMTP server definition of the token's tokeninfo `email.identifier`
+// (as privacyIDEA keeps it per token; tokens imported from it carry it), else of the system
+// setting `email.identifier`.
 // The address is the tokeninfo `email`, or with `dynamic_email` the owner's address in the user
 // store at the time of the challenge. Subject and body come from the authentication policies
 // `emailsubject` (default "Your OTP") and `emailtext` (default "<otp>"), with tags; a body that is
 // an HTML document is sent as text/html.
 import { ParameterError } from '../errors.ts';
 import { fillTags, MessageOtpType, type MessageTags } from './message-otp.ts';
-import type { ChallengeOptions, Outbox, TypeSettings } from './token-type.ts';
+import type { ChallengeOptions, Outbox, TokenState, TypeSettings } from './token-type.ts';
 
 /** Enough of an address to refuse a typo; the SMTP server has the last word. */
 const ADDRESS = /^[^\s@]+@[^\s@]+$/;
@@ -28,6 +30,10 @@ export class EmailType extends MessageOtpType {
     ownerAttribute: 'email',
     what: 'e-mail address',
   };
+
+  protected override definitionOf(token: TokenState, settings: TypeSettings | undefined): string {
+    return token.info['email.identifier'] || super.definitionOf(token, settings);
+  }
 
   protected isAddress(value: string): boolean {
     return ADDRESS.test(value) && value.length <= 255;

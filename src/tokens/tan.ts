@@ -2,6 +2,11 @@
 // unused TANs are the token's sealed secret (a JSON list); a check that uses one returns the list
 // without it as the new secret, which the store writes in the compare-and-set of the counter, so
 // a TAN is accepted at most once however many requests carry it.
+//
+// An entry of the list is a TAN, or a TAN as privacyIDEA stores it (carried over by `authsrv
+// import privacyidea`, which cannot know the TAN itself): `<8 hex salt>:<hex SHA-256 of the TAN
+// followed by the salt's hex text>`. A TAN holds no ':', so the two forms never meet.
+import { createHash } from 'node:crypto';
 import { ParameterError } from '../errors.ts';
 import { intAction } from '../policy/index.ts';
 import { countOf, otplenOf } from './enrollment.ts';
@@ -27,6 +32,16 @@ export function tansOf(token: TokenState): string[] {
   } catch {
     return [];
   }
+}
+
+const HASHED_TAN = /^([0-9a-f]{8}):([0-9a-f]{64})$/;
+
+/** Whether an entry of the list (a TAN or a salted hash of one) is the TAN `otp`. */
+function isTan(entry: string, otp: string): boolean {
+  const hashed = HASHED_TAN.exec(entry);
+  if (!hashed) return sameOtp(entry, otp);
+  const digest = createHash('sha256').update(`${otp}${hashed[1]}`, 'utf8').digest('hex');
+  return sameOtp(digest, hashed[2] as string);
 }
 
 export function encodeTans(tans: readonly string[]): Buffer {
@@ -86,7 +101,7 @@ export class TanType extends TokenType {
     const tans = tansOf(token);
     let found = -1;
     // Every TAN is compared, so the time does not tell where (or whether) the value matched.
-    for (const [i, tan] of tans.entries()) if (sameOtp(tan, otp) && found < 0) found = i;
+    for (const [i, tan] of tans.entries()) if (isTan(tan, otp) && found < 0) found = i;
     if (found < 0) return null;
     return {
       counter: found,

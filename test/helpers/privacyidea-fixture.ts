@@ -11,6 +11,12 @@ export const PI_FIXTURE = resolve(import.meta.dirname, '../fixtures/privacyidea-
 // biome-ignore lint/suspicious/noExplicitAny: the manifest is data, read field by field in the tests
 export const piManifest: any = JSON.parse(readFileSync(join(PI_FIXTURE, 'manifest.json'), 'utf8'));
 
+/**
+ * The options of a test runtime that allows the fixture's files (files.allowed_dirs): the
+ * resolvers section refuses a user store file outside the allowed directories.
+ */
+export const FIXTURE_FILES = { config: { 'files.allowed_dirs': PI_FIXTURE } };
+
 /** The options of an import of the fixture, its file paths mapped to the fixture's files. */
 export function fixtureImport(overrides: Partial<PrivacyideaImportOptions> = {}): PrivacyideaImportOptions {
   const remap = piManifest.fixture.path_remapping as Record<string, string>;

@@ -59,11 +59,14 @@ function caCopy(dir: string): string {
  */
 export async function importedFixture(
   dialect: DialectName,
-  options: { sql?: string[]; realms?: boolean } = {},
+  options: { sql?: string[]; realms?: boolean; now?: Date } = {},
 ): Promise<ImportedFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'authsrv-pi-import-'));
   const db = options.sql ? fixtureDatabaseWith(dir, options.sql) : undefined;
-  const t = await openTestRuntime(dialect, { config: { 'files.allowed_dirs': `${PI_FIXTURE},${dir}` } });
+  const t = await openTestRuntime(dialect, {
+    config: { 'files.allowed_dirs': `${PI_FIXTURE},${dir}` },
+    ...(options.now ? { now: options.now } : {}),
+  });
   if (options.realms !== false) await standInRealms(t);
   const base = fixtureImport();
   const report = await importPrivacyidea(
@@ -91,7 +94,7 @@ export async function importedFixture(
 }
 
 /** A copy of the fixture's database in `dir` with the SQL statements run on it; its path. */
-function fixtureDatabaseWith(dir: string, statements: string[]): string {
+export function fixtureDatabaseWith(dir: string, statements: string[]): string {
   const path = join(dir, 'pi-modified.sqlite');
   copyFileSync(join(PI_FIXTURE, 'pi.sqlite'), path);
   const db = new BetterSqlite3(path);
@@ -101,4 +104,31 @@ function fixtureDatabaseWith(dir: string, statements: string[]): string {
     db.close();
   }
   return path;
+}
+
+/** A day after the fixture's snapshot: every sample time step of the manifest lies before it. */
+export const AFTER_SNAPSHOT = new Date('2026-11-26T09:00:00.000Z');
+
+/** A runtime that allows the fixture's files, its clock at AFTER_SNAPSHOT. */
+export async function fixtureRuntime(dialect: DialectName): Promise<TestRuntime> {
+  const t = await openTestRuntime(dialect, {
+    config: { 'files.allowed_dirs': PI_FIXTURE },
+    now: AFTER_SNAPSHOT,
+  });
+  return t;
+}
+
+/** importedFixture with the clock at AFTER_SNAPSHOT; the runtime's close() also removes the scratch directory. */
+export async function importedRuntime(
+  dialect: DialectName,
+): Promise<{ t: TestRuntime; report: ImportReport }> {
+  const fx = await importedFixture(dialect, { now: AFTER_SNAPSHOT });
+  return { t: { ...fx.t, close: fx.close }, report: fx.report };
+}
+
+/** The report of one section. */
+export function sectionReport(report: ImportReport, name: string) {
+  const s = report.sections.find((x) => x.name === name);
+  if (!s) throw new Error(`no section ${name} in the report`);
+  return s;
 }

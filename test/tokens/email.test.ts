@@ -101,6 +101,14 @@ describe('EmailType', () => {
     ]);
   });
 
+  it("mails through the token's own SMTP server (tokeninfo email.identifier) before the system setting", async () => {
+    const sent: { identifier: string; mail: OutboundMail }[] = [];
+    const opts = options(sent);
+    const token = state({ email: 'a@example.com', 'email.identifier': 'own' });
+    await email.deliverChallenge(token, email.challenge(token, opts), opts);
+    expect(sent.map((m) => m.identifier)).toEqual(['own']);
+  });
+
   it('mails a dynamic token to the store address; an HTML document as text/html', async () => {
     const sent: { identifier: string; mail: OutboundMail }[] = [];
     const opts = options(sent, undefined, { emailtext: '<!DOCTYPE html><p>{otp}</p>' });

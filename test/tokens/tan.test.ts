@@ -78,6 +78,18 @@ describe('TanType.enroll', () => {
 describe('TanType.checkOtp', () => {
   const key = encodeTans(['123456', '234567', '345678']);
 
+  it("accepts privacyIDEA's salted TAN hashes (imported) once, and clear TANs beside them", () => {
+    // tan.tan1 of MIGTAN01 in test/fixtures/privacyidea-3.11: the TAN 590316.
+    const hashed = 'c1ba91b4:49608fb325af7f9624029e3c00dba3893465518a3560113e3b5ac7ed0c79c1de';
+    const k = encodeTans([hashed, '111111']);
+    expect(tan.checkOtp(state(k, 6, 0), '590317')).toBeNull();
+    const m = tan.checkOtp(state(k, 6, 0), '590316');
+    expect(m?.counter).toBe(0);
+    expect(tansOf(state(m!.newKey!))).toEqual(['111111']);
+    expect(tan.checkOtp(state(m!.newKey!, 6, 1), '590316')).toBeNull();
+    expect(tan.checkOtp(state(k, 6, 0), '111111')?.counter).toBe(1);
+  });
+
   it('accepts any unused TAN and returns the list without it', () => {
     const m = tan.checkOtp(state(key, 6, 4), '234567');
     expect(m).not.toBeNull();

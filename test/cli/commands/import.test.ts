@@ -2,8 +2,9 @@
 // table (nothing written), the import with --json and the audit trail (visible in `authsrv audit
 // list` with its mark), the refusal of a second run, and the one-line errors of bad options and
 // missing files.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Context } from '../../../src/core/context.ts';
 import { listServiceIds } from '../../../src/core/serviceid/index.ts';
 import { type CliEnv, expectOneLineError, type Json } from '../../helpers/cli.ts';
@@ -35,6 +36,14 @@ describe.each(cliDialects())('authsrv import privacyidea on %s', (dialect) => {
   let c: CliEnv;
   let ctx: Context;
   useCliEnv(dialect, 'each', (f) => ({ c, ctx } = f));
+  // The CLI reads ./authsrv.toml (it runs in the data directory): the resolvers' user store files
+  // must be in an allowed directory.
+  beforeEach(() => {
+    writeFileSync(
+      join(c.dataDir, 'authsrv.toml'),
+      `[files]\nallowed_dirs = [${JSON.stringify(PI_FIXTURE)}]\n`,
+    );
+  });
 
   const auditRows = async () => (await ctx.store.db.selectFrom('audit').select('id').execute()).length;
 

@@ -5,12 +5,13 @@ import { importPrivacyidea } from '../../../src/core/import/index.ts';
 import { listServiceIds } from '../../../src/core/serviceid/index.ts';
 import { testDialects } from '../../helpers/dialects.ts';
 import { fixtureImport, piManifest } from '../../helpers/privacyidea-fixture.ts';
+import { fixtureRuntime } from '../../helpers/privacyidea-import.ts';
 import { openTestRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 describe.each(testDialects())('import privacyidea (%s)', (dialect) => {
   let t: TestRuntime;
   beforeAll(async () => {
-    t = await openTestRuntime(dialect);
+    t = await fixtureRuntime(dialect);
   });
   afterAll(async () => t.close());
 

@@ -53,7 +53,7 @@ export async function insertTokenBatch(
 }
 
 /** The ids of the tokens just inserted, by serial. */
-async function idsOf(
+export async function idsOf(
   trx: Transaction<Database>,
   dialect: Dialect,
   serials: readonly string[],
@@ -67,7 +67,7 @@ async function idsOf(
 }
 
 /** The ids of realms by name (lower-case), in one query. */
-async function realmIdsOf(
+export async function realmIdsOf(
   trx: Transaction<Database>,
   names: readonly string[],
 ): Promise<Map<string, number>> {

@@ -27,6 +27,7 @@ export {
 export { addTokenInfo, deleteTokenInfo, setTokenInfo, setTokenInfoRacing } from './info.ts';
 export { addToTokenInfo, bumpInfoCounterBelow, bumpInfoCounters, counterValue } from './info-counters.ts';
 export { findToken, loadRows, requireToken, TOKEN_NOT_FOUND, tokensOfOwner } from './load.ts';
+export { insertMigratedTokens, type MigratedToken, type TokenInfoEntry } from './migrated.ts';
 export { setTokenOwner } from './owners.ts';
 export { loadTokenPage, type TokenPage } from './page.ts';
 export { setTokenRealms } from './realms.ts';

@@ -8,7 +8,7 @@ import { searchAudit } from '../../../../src/core/audit/index.ts';
 import { type ImportReport, importPrivacyidea } from '../../../../src/core/import/index.ts';
 import { listServiceIds } from '../../../../src/core/serviceid/index.ts';
 import { testDialects } from '../../../helpers/dialects.ts';
-import { fixtureImport, PI_FIXTURE } from '../../../helpers/privacyidea-fixture.ts';
+import { FIXTURE_FILES, fixtureImport, PI_FIXTURE } from '../../../helpers/privacyidea-fixture.ts';
 import { copyPiFixtureTo } from '../../../helpers/privacyidea-servers.ts';
 import { openTestRuntime, type TestRuntime } from '../../../helpers/runtime.ts';
 
@@ -35,7 +35,7 @@ describe.each(testDialects())('import privacyidea from a database on %s', (diale
   let db = join(PI_FIXTURE, 'pi.sqlite');
   let drop: () => Promise<void> = async () => undefined;
   beforeAll(async () => {
-    const t = await openTestRuntime(dialect);
+    const t = await openTestRuntime(dialect, FIXTURE_FILES);
     try {
       const report = await importPrivacyidea(t.ctx, fixtureImport({ withAudit: true, auditPublicKey: KEY }));
       fromFile = { report, objects: await imported(t) };
@@ -60,7 +60,7 @@ describe.each(testDialects())('import privacyidea from a database on %s', (diale
   });
 
   it('gives the report and the objects of the SQLite file, every audit signature verified', async () => {
-    const t = await openTestRuntime(dialect);
+    const t = await openTestRuntime(dialect, FIXTURE_FILES);
     try {
       const report = await importPrivacyidea(
         t.ctx,

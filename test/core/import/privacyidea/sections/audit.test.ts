@@ -9,7 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchAudit, verifyAudit } from '../../../../../src/core/audit/index.ts';
 import { importPrivacyidea } from '../../../../../src/core/import/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
-import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/privacyidea-fixture.ts';
+import {
+  FIXTURE_FILES,
+  fixtureImport,
+  PI_FIXTURE,
+  piManifest,
+} from '../../../../helpers/privacyidea-fixture.ts';
 import { openTestRuntime, type TestRuntime } from '../../../../helpers/runtime.ts';
 
 const ROWS = piManifest.foreign_objects.audit_rows_total as number;
@@ -27,7 +32,7 @@ describe.each(testDialects())('import privacyidea: audit (%s)', (dialect) => {
   let t: TestRuntime;
   let dir: string;
   beforeAll(async () => {
-    t = await openTestRuntime(dialect);
+    t = await openTestRuntime(dialect, FIXTURE_FILES);
     dir = mkdtempSync(join(tmpdir(), 'authsrv-pi-audit-'));
   });
   afterAll(async () => {
@@ -100,7 +105,7 @@ describe.each(testDialects())('import privacyidea: audit (%s)', (dialect) => {
     db.prepare("UPDATE pidea_audit SET info = 'tampered' WHERE id = 17").run();
     db.prepare("UPDATE pidea_audit SET signature = '1234567' WHERE id = 18").run();
     db.close();
-    const fresh = await openTestRuntime(dialect);
+    const fresh = await openTestRuntime(dialect, FIXTURE_FILES);
     try {
       const report = await importPrivacyidea(
         fresh.ctx,
@@ -123,7 +128,7 @@ describe.each(testDialects())('import privacyidea: audit (%s)', (dialect) => {
     } finally {
       await fresh.close();
     }
-    const unchecked = await openTestRuntime(dialect);
+    const unchecked = await openTestRuntime(dialect, FIXTURE_FILES);
     try {
       await importPrivacyidea(unchecked.ctx, fixtureImport({ withAudit: true }));
       expect((await imported(unchecked, { imported_check: 'not checked' })).count).toBe(ROWS);
@@ -152,7 +157,7 @@ describe.each(testDialects())('import privacyidea: audit (%s)', (dialect) => {
 describe('import privacyidea: audit options', () => {
   let t: TestRuntime;
   beforeAll(async () => {
-    t = await openTestRuntime('sqlite');
+    t = await openTestRuntime('sqlite', FIXTURE_FILES);
   });
   afterAll(async () => t.close());
 
