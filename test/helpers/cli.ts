@@ -68,7 +68,8 @@ export function runCli(
   });
 }
 
-export async function cliEnv(dialect: DialectName): Promise<CliEnv> {
+/** `settings`: configuration values of the in-process runtime and server (the CLI child reads ./authsrv.toml). */
+export async function cliEnv(dialect: DialectName, settings: Record<string, string> = {}): Promise<CliEnv> {
   const dataDir = mkdtempSync(join(tmpdir(), 'authsrv-cli-'));
   const db: TestDatabase | undefined = dialect === 'sqlite' ? undefined : await createTestDatabase(dialect);
   const env = childEnv(db?.url);
@@ -84,6 +85,7 @@ export async function cliEnv(dialect: DialectName): Promise<CliEnv> {
         'http.port': '0',
         // Tests make many failed logins on purpose: throttled only where a test turns it on.
         'throttle.enabled': 'false',
+        ...settings,
       },
     });
   const runtime = async (clock?: () => Date) => {
