@@ -19,5 +19,5 @@ export type {
   TokenRealmTable,
   TokenTable,
 } from './schema.ts';
-export { isTransientConflict, runTransaction } from './transaction.ts';
+export { isTransientConflict, rehearse, runTransaction } from './transaction.ts';
 export { isUniqueViolation } from './unique-violation.ts';

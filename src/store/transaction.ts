@@ -38,3 +38,31 @@ export async function runTransaction<T>(
     }
   }
 }
+
+/** Thrown inside a rehearsal to roll it back once its work is done. */
+class RehearsalOver<T> extends Error {
+  readonly result: T;
+  constructor(result: T) {
+    super('rehearsal over');
+    this.result = result;
+  }
+}
+
+/**
+ * Runs `work` in a transaction that is always rolled back: what the writes would do (or which
+ * error they would meet), without keeping them. An import asks this of every object it plans.
+ */
+export async function rehearse<T>(
+  store: Pick<Store, 'db'>,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  try {
+    await store.db.transaction().execute(async (trx) => {
+      throw new RehearsalOver(await work(trx));
+    });
+  } catch (e) {
+    if (e instanceof RehearsalOver) return e.result as T;
+    throw e;
+  }
+  throw new Error('unreachable: a rehearsal always rolls back');
+}

@@ -1,9 +1,19 @@
 // runTransaction: the databases' deadlock and serialisation aborts are retried, anything else is
-// not; and no code of src/ opens a transaction another way (which would lose the retry).
+// not; and no code of src/ opens a transaction another way (which would lose the retry). A
+// rehearsal always rolls back, and a store that is a transaction already is joined, not nested.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import type { Transaction } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { isTransientConflict, runTransaction, type Store } from '../../src/store/index.ts';
+import {
+  type Database,
+  isTransientConflict,
+  rehearse,
+  runTransaction,
+  type Store,
+} from '../../src/store/index.ts';
+import { testDialects } from '../helpers/dialects.ts';
+import { openTestRuntime } from '../helpers/runtime.ts';
 
 /** A store whose transactions fail with the given errors, in turn, and then run the work. */
 function failingStore(errors: unknown[]): { store: Pick<Store, 'db'>; attempts: () => number } {
@@ -72,5 +82,31 @@ describe('transactions in src/', () => {
       .filter((f) => /\.transaction\(\)/.test(readFileSync(f, 'utf8')))
       .map((f) => relative(root, f));
     expect(offenders).toEqual([]);
+  });
+});
+
+describe.each(testDialects())('rehearse and an outer transaction (%s)', (dialect) => {
+  it('rolls a rehearsal back, returning its result or its error; runTransaction joins an outer one', async () => {
+    const t = await openTestRuntime(dialect);
+    try {
+      const store = t.rt.store;
+      const names = async () =>
+        (await store.db.selectFrom('serviceid').select('name').execute()).map((r) => r.name);
+      const insert = (trx: Transaction<Database>, name: string) =>
+        trx.insertInto('serviceid').values({ name, description: '' }).execute();
+      expect(await rehearse(store, async (trx) => (await insert(trx, 'rehearsed'), 42))).toBe(42);
+      await expect(rehearse(store, () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+      expect(await names()).toEqual([]);
+
+      await expect(
+        store.db.transaction().execute(async (trx) => {
+          await runTransaction({ db: trx }, (inner) => insert(inner, 'joined'));
+          throw new Error('outer fails');
+        }),
+      ).rejects.toThrow('outer fails');
+      expect(await names()).toEqual([]);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 // What several sections share: privacyIDEA's booleans and Key/Value tables, its encrypted values,
 // and the trial of a service call that tells in plan() whether the service would refuse an object.
 import { AuthsrvError } from '../../../../errors.ts';
+import { rehearse } from '../../../../store/index.ts';
 import type { Context } from '../../../context.ts';
 import type { PiKeys } from '../keys.ts';
 import type { ImportInput, ImportSection } from '../section.ts';
@@ -67,31 +68,24 @@ export function decryptedValue(
   return { value };
 }
 
-/** Thrown to roll a trial back. */
-class TrialOver extends Error {}
-
 /**
- * Whether `write` (a service call) would refuse, tried in a transaction of its own that is always
- * rolled back: the refusal's message, or undefined when it would store the object. plan() asks this,
- * so that an object a service refuses is reported as skipped and never fails the import's one
- * transaction (on PostgreSQL a failed statement aborts all of it). Errors other than authsrv's own
- * refusals are thrown.
+ * Whether `write` (a service call) would refuse, rehearsed in a transaction of its own that is
+ * always rolled back: the refusal's message, or undefined when it would store the object. plan()
+ * asks this, so that an object a service refuses is reported as skipped and never fails the
+ * import's one transaction (on PostgreSQL a failed statement aborts all of it). Errors other than
+ * authsrv's own refusals are thrown.
  */
 export async function refusalOf(
   ctx: Context,
   write: (inner: Context) => Promise<unknown>,
 ): Promise<string | undefined> {
   try {
-    await ctx.store.db.transaction().execute(async (trx) => {
-      await write({ ...ctx, store: { ...ctx.store, db: trx } });
-      throw new TrialOver();
-    });
+    await rehearse(ctx.store, (trx) => write({ ...ctx, store: { ...ctx.store, db: trx } }));
+    return undefined;
   } catch (e) {
-    if (e instanceof TrialOver) return undefined;
     if (e instanceof AuthsrvError) return e.message;
     throw e;
   }
-  return undefined;
 }
 
 /** What plan() found for one object: written later, or skipped for the reason given. */
