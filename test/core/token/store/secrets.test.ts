@@ -2,7 +2,6 @@
 // replaced by authsrv's own hash at the first check it passes (src/core/token/store/secrets.ts),
 // on every dialect: only on a match, only while the row still holds that hash, never for authsrv's
 // own hashes or sealed PINs, and a failed replacement does not fail the check.
-import { argon2Sync, randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../../../src/core/runtime.ts';
@@ -12,27 +11,10 @@ import { pinHash, pinMatches } from '../../../../src/core/token/store/secrets.ts
 import { setPin } from '../../../../src/core/token/store/token-row.ts';
 import { needsRehash } from '../../../../src/crypto/password-hash.ts';
 import { testDialects } from '../../../helpers/dialects.ts';
+import { passlibArgon2 } from '../../../helpers/passlib-argon2.ts';
 import { openTestRuntime, type TestRuntime } from '../../../helpers/runtime.ts';
 
 const AUTHSRV_PHC = /^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/;
-
-/**
- * An argon2id PHC string as passlib writes it for privacyIDEA (16-byte tag), with parameters that
- * differ from authsrv's but cost less than privacyIDEA's m=102400,t=9,p=8, to keep the test fast.
- */
-function foreignHash(pin: string): string {
-  const salt = randomBytes(16);
-  const tag = argon2Sync('argon2id', {
-    message: pin,
-    nonce: salt,
-    memory: 65536,
-    passes: 3,
-    parallelism: 4,
-    tagLength: 16,
-  });
-  const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
-  return `$argon2id$v=19$m=65536,t=3,p=4$${b64(salt)}$${b64(tag)}`;
-}
 
 describe.each(testDialects())('token PIN hashes of other parameters on %s', (dialect) => {
   let trt: TestRuntime;
@@ -54,8 +36,8 @@ describe.each(testDialects())('token PIN hashes of other parameters on %s', (dia
   const check = async (serial: string, pin: string) =>
     pinMatches((await findToken(trt.rt, serial))!, pin, trt.rt);
 
-  it('accepts the right PIN, then holds authsrv hash of it, which accepts it and refuses others', async () => {
-    const old = foreignHash('4711');
+  it("accepts the right PIN, then holds authsrv's hash of it, which accepts it and refuses others", async () => {
+    const old = passlibArgon2('4711');
     expect(needsRehash(old)).toBe(true);
     const { serial } = await tokenWithPin(old);
     expect(await check(serial, '4711')).toBe(true);
@@ -68,7 +50,7 @@ describe.each(testDialects())('token PIN hashes of other parameters on %s', (dia
   });
 
   it('keeps the hash of other parameters when the PIN is wrong', async () => {
-    const old = foreignHash('4711');
+    const old = passlibArgon2('4711');
     const { serial } = await tokenWithPin(old);
     expect(await check(serial, '0000')).toBe(false);
     expect(await check(serial, '')).toBe(false);
@@ -76,7 +58,7 @@ describe.each(testDialects())('token PIN hashes of other parameters on %s', (dia
   });
 
   it('does not overwrite a PIN changed between loading the token and the check', async () => {
-    const { serial, id } = await tokenWithPin(foreignHash('4711'));
+    const { serial, id } = await tokenWithPin(passlibArgon2('4711'));
     const loaded = (await findToken(trt.rt, serial))!;
     const changed = await pinHash('new-pin');
     await setPin(trt.rt.store.db, id, changed);
@@ -101,7 +83,7 @@ describe.each(testDialects())('token PIN hashes of other parameters on %s', (dia
   });
 
   it('accepts the PIN and logs a warning when the new hash cannot be stored', async () => {
-    const old = foreignHash('4711');
+    const old = passlibArgon2('4711');
     const { serial } = await tokenWithPin(old);
     const loaded = (await findToken(trt.rt, serial))!;
     const lines: string[] = [];
