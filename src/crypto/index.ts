@@ -6,7 +6,7 @@ export { ensureDataDir } from './data-dir-files.ts';
 export { decoyLike } from './decoy-hash.ts';
 export { hashesStarted } from './hash-slots.ts';
 export { verifiedClaims } from './jwt-verify.ts';
-export { decoyHash, hashPassword, verifyPassword } from './password-hash.ts';
+export { decoyHash, hashPassword, needsRehash, verifyPassword } from './password-hash.ts';
 export { MAX_PASSWORD_LENGTH } from './password-length.ts';
 export { MAX_PBKDF2_ITERATIONS, pbkdf2Key } from './pbkdf2.ts';
 export { pythonJsonDumps, pythonJsonMembers, pythonJsonObject } from './python-json.ts';

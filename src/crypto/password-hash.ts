@@ -14,6 +14,7 @@ export interface Argon2Params {
 }
 
 export const DEFAULT_ARGON2: Argon2Params = { memoryKiB: 19_456, passes: 2, parallelism: 1 };
+const SALT_BYTES = 16;
 const TAG_BYTES = 32;
 
 function derive(password: string, salt: Buffer, p: Argon2Params, tagBytes = TAG_BYTES): Promise<Buffer> {
@@ -39,11 +40,25 @@ function deriveNow(password: string, salt: Buffer, p: Argon2Params, tagBytes: nu
 
 const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
 
+const phcPrefix = (p: Argon2Params) => `$argon2id$v=19$m=${p.memoryKiB},t=${p.passes},p=${p.parallelism}$`;
+const CURRENT_PREFIX = phcPrefix(DEFAULT_ARGON2);
+const b64Length = (bytes: number) => Math.ceil((bytes * 4) / 3);
+const CURRENT_LENGTH = CURRENT_PREFIX.length + b64Length(SALT_BYTES) + 1 + b64Length(TAG_BYTES);
+
+/**
+ * Whether a hash that just verified should be replaced by hashPassword's: it is not of authsrv's
+ * current parameters and tag length (an imported privacyIDEA hash, or one of older parameters).
+ * A string comparison only, so that asking costs the login path nothing.
+ */
+export function needsRehash(phc: string): boolean {
+  return !(phc.length === CURRENT_LENGTH && phc.startsWith(CURRENT_PREFIX));
+}
+
 export async function hashPassword(password: string, params: Argon2Params = DEFAULT_ARGON2): Promise<string> {
   refuseOverlongPassword(password);
-  const salt = randomBytes(16);
+  const salt = randomBytes(SALT_BYTES);
   const tag = await derive(password, salt, params);
-  return `$argon2id$v=19$m=${params.memoryKiB},t=${params.passes},p=${params.parallelism}$${b64(salt)}$${b64(tag)}`;
+  return `${phcPrefix(params)}${b64(salt)}$${b64(tag)}`;
 }
 
 const PHC = /^\$argon2id\$v=19\$m=(\d{1,10}),t=(\d{1,10}),p=(\d{1,10})\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;

@@ -4,6 +4,7 @@ import {
   hashPassword,
   hashQueue,
   MAX_CONCURRENT_HASHES,
+  needsRehash,
   verifyPassword,
 } from '../../src/crypto/password-hash.ts';
 
@@ -37,6 +38,25 @@ describe('password hashes', () => {
     const h = await hashPassword('pw', { memoryKiB: 8192, passes: 1, parallelism: 2 });
     expect(h).toMatch(/^\$argon2id\$v=19\$m=8192,t=1,p=2\$/);
     expect(await verifyPassword('pw', h)).toBe(true);
+  });
+
+  it('need a rehash unless they are of the current parameters and tag length', async () => {
+    const own = await hashPassword('pw');
+    expect(needsRehash(own)).toBe(false);
+    const [, , , params, salt, tag] = own.split('$');
+    for (const other of [
+      await hashPassword('pw', { memoryKiB: 8192, passes: 1, parallelism: 2 }),
+      // privacyIDEA's (passlib): 100 MiB, 9 passes, 8 lanes, a 16-byte tag.
+      `$argon2id$v=19$m=102400,t=9,p=8$${salt}$${tag!.slice(0, 22)}`,
+      // authsrv's parameters with another tag length.
+      `$argon2id$v=19$${params}$${salt}$${tag!.slice(0, 22)}`,
+      `$argon2id$v=19$m=19456,t=2,p=2$${salt}$${tag}`,
+      `$argon2id$v=19$m=194560,t=2,p=1$${salt}$${tag!.slice(1)}`,
+      '',
+      '$2b$12$abcdefghijklmnopqrstuuMDBj2qbEbY4Y.ZbJ9zyBfWjUVGY4g2',
+    ]) {
+      expect(needsRehash(other), other).toBe(true);
+    }
   });
 
   it('answer false, without throwing, for malformed hashes', async () => {

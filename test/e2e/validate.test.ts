@@ -12,6 +12,7 @@ import { markAnswered } from '../../src/core/validate/challenge-store.ts';
 import { removeConfig } from '../helpers/config.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
+import { passlibArgon2 } from '../helpers/passlib-argon2.ts';
 import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { useTokenServer, validateOk } from '../helpers/token-fixture.ts';
@@ -129,6 +130,28 @@ describe.each(testDialects())('/validate on %s', (dialect) => {
     expect((await check({ serial, pass: `1234${hotp(KEY, 9)}` })).result.value).toBe(true);
     expect((await check({ serial, user: 'alice', pass: `1234${hotp(KEY, 10)}` })).result.value).toBe(true);
     expect((await check({ serial, otponly: '1', pass: hotp(KEY, 11) })).result.value).toBe(true);
+  });
+
+  it("re-hashes an imported PIN of other argon2id parameters with authsrv's at its first right check", async () => {
+    const serial = await hotpFor('alice');
+    const imported = passlibArgon2('4711');
+    await s.rt.store.db
+      .updateTable('token')
+      .set({ pin_hash: imported })
+      .where('serial', '=', serial)
+      .execute();
+    expect((await check({ user: 'alice', pass: `0000${hotp(KEY, 0)}` })).detail.message).toBe(
+      'wrong otp pin',
+    );
+    expect((await tokenRow(serial))!.pin_hash).toBe(imported);
+    expect((await check({ user: 'alice', pass: `4711${hotp(KEY, 1)}` })).result.value).toBe(true);
+    const rehashed = (await tokenRow(serial))!.pin_hash;
+    expect(rehashed).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect((await check({ user: 'alice', pass: `4711${hotp(KEY, 2)}` })).result.value).toBe(true);
+    expect((await check({ user: 'alice', pass: `4712${hotp(KEY, 3)}` })).detail.message).toBe(
+      'wrong otp pin',
+    );
+    expect((await tokenRow(serial))!.pin_hash).toBe(rehashed);
   });
 
   it('splits OTP first when PrependPin is false', async () => {

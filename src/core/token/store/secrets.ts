@@ -1,10 +1,13 @@
 // A token's secrets: the key sealed by the security module, opened only when a type asks for it;
-// the PIN stored hashed (argon2id) or, with encrypt_pin, sealed.
+// the PIN stored hashed (argon2id) or, with encrypt_pin, sealed. A hash of other parameters (a
+// privacyIDEA import's: m=102400,t=9,p=8, ten times authsrv's cost at every check) is replaced by
+// authsrv's own at the first check it passes.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { hashPassword, verifyPassword } from '../../../crypto/index.ts';
+import { hashPassword, needsRehash, verifyPassword } from '../../../crypto/index.ts';
 import type { TokenState } from '../../../tokens/index.ts';
 import type { Runtime } from '../../context.ts';
 import { checkLength, LIMITS } from '../../limits.ts';
+import { replacePin } from './token-row.ts';
 import type { LoadedToken } from './types.ts';
 
 /** The state a token type works on; the secret is opened only when the type asks for it. */
@@ -45,14 +48,34 @@ export async function pinHash(pin: string | undefined, encrypt?: Runtime): Promi
 
 /**
  * Whether a PIN matches the token's (a token without PIN accepts only the empty PIN). A sealed
- * PIN is opened with `rt` and compared in constant time (digests of equal length).
+ * PIN is opened with `rt` and compared in constant time (digests of equal length). With `rt`, a
+ * matching hash that needsRehash is replaced by authsrv's own (rehashPin).
  */
 export async function pinMatches(t: LoadedToken, pin: string, rt?: Runtime): Promise<boolean> {
-  if (t.row.pin_hash === '') return pin === '';
-  if (t.row.pin_hash.startsWith(SEALED_PIN)) {
+  const stored = t.row.pin_hash;
+  if (stored === '') return pin === '';
+  if (stored.startsWith(SEALED_PIN)) {
     if (!rt) return false;
     const digest = (v: string) => createHash('sha256').update(v, 'utf8').digest();
-    return timingSafeEqual(digest(rt.hsm.decrypt(t.row.pin_hash.slice(SEALED_PIN.length))), digest(pin));
+    return timingSafeEqual(digest(rt.hsm.decrypt(stored.slice(SEALED_PIN.length))), digest(pin));
   }
-  return verifyPassword(pin, t.row.pin_hash);
+  const ok = await verifyPassword(pin, stored);
+  if (ok && rt && needsRehash(stored)) await rehashPin(rt, t, pin);
+  return ok;
+}
+
+/**
+ * Stores authsrv's hash of a PIN that just matched the token's hash of other parameters, only
+ * while the row still holds that hash: a PIN changed in between stays. Never fails the check
+ * that asked: the old hash still verifies, and the next match tries again.
+ */
+async function rehashPin(rt: Runtime, t: LoadedToken, pin: string): Promise<void> {
+  try {
+    await replacePin(rt.store.db, t.row.id, t.row.pin_hash, await hashPassword(pin));
+  } catch (e) {
+    rt.log.warn(
+      { err: e, serial: t.row.serial },
+      "the PIN hash of a token could not be replaced by authsrv's",
+    );
+  }
 }

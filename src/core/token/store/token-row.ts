@@ -56,6 +56,25 @@ export async function setPin(db: Executor, tokenId: number, pinHash: string): Pr
   await db.updateTable('token').set({ pin_hash: pinHash }).where('id', '=', tokenId).execute();
 }
 
+/**
+ * Replaces the stored PIN `old` by `pinHash`, only while the row still holds `old` (a PIN changed
+ * in between stays); whether it did.
+ */
+export async function replacePin(
+  db: Executor,
+  tokenId: number,
+  old: string,
+  pinHash: string,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('token')
+    .set({ pin_hash: pinHash })
+    .where('id', '=', tokenId)
+    .where('pin_hash', '=', old)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 /** Enables or disables a token. */
 export async function setActive(db: Executor, tokenId: number, active: boolean): Promise<void> {
   await db
