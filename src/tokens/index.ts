@@ -2,6 +2,13 @@
 export { type Eyes, missingEyes, newEyes, parseEyes, requirementsOf, separatorOf } from './four-eyes.ts';
 export { motpKey } from './motp.ts';
 export { isHashlib } from './oath.ts';
+export type {
+  CarriedInfo,
+  LeftOut,
+  PrivacyideaConversion,
+  PrivacyideaInfo,
+  PrivacyideaStoredToken,
+} from './privacyidea.ts';
 export { defaultTokenType, findTokenType, lostTokenType, tokenTypes } from './registry.ts';
 export { encodeTans } from './tan.ts';
 export {
