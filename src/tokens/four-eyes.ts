@@ -7,6 +7,12 @@
 import { ParameterError } from '../errors.ts';
 import { jsonObject } from './json-object.ts';
 import {
+  infoValue,
+  noSecret,
+  type PrivacyideaConversion,
+  type PrivacyideaStoredToken,
+} from './privacyidea.ts';
+import {
   type ChallengeOptions,
   type ChallengeSpec,
   type Enrollment,
@@ -113,6 +119,16 @@ export class FourEyesType extends TokenType {
 
   override checkResponse(): OtpMatch | null {
     return null;
+  }
+
+  /** privacyIDEA's tokeninfo is this type's: `4eyes` (realm:count list) and `separator`. */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    try {
+      parseRequirements(infoValue(stored, '4eyes'));
+    } catch {
+      return { reason: 'its tokeninfo 4eyes is not a list of realm:count' };
+    }
+    return noSecret(stored);
   }
 }
 

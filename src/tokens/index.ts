@@ -1,9 +1,14 @@
 // The token types: one interface, one registry, one file per type.
 export { type Eyes, missingEyes, newEyes, parseEyes, requirementsOf, separatorOf } from './four-eyes.ts';
-export { motpKey } from './motp.ts';
 export { isHashlib } from './oath.ts';
+export type {
+  CarriedInfo,
+  LeftOut,
+  PrivacyideaConversion,
+  PrivacyideaInfo,
+  PrivacyideaStoredToken,
+} from './privacyidea.ts';
 export { defaultTokenType, findTokenType, lostTokenType, tokenTypes } from './registry.ts';
-export { encodeTans } from './tan.ts';
 export {
   type CertificateAuthorities,
   ChallengeDeliveryError,

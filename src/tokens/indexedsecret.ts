@@ -4,6 +4,7 @@
 import { ParameterError } from '../errors.ts';
 import { givenOrGenerated, seedEntry } from './enrollment.ts';
 import { sameOtp } from './oath.ts';
+import { type PrivacyideaConversion, type PrivacyideaStoredToken, textSecret } from './privacyidea.ts';
 import { randomOf } from './random.ts';
 import {
   type ChallengeOptions,
@@ -79,5 +80,10 @@ export class IndexedSecretType extends TokenType {
   /** No single-shot authentication: only the answer to a challenge counts. */
   checkOtp(): OtpMatch | null {
     return null;
+  }
+
+  /** privacyIDEA stores the secret itself. */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    return textSecret(stored);
   }
 }

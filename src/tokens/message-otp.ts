@@ -11,6 +11,7 @@ import { ParameterError } from '../errors.ts';
 import { isTrue } from '../is-true.ts';
 import { givenOrGenerated, otplenOf } from './enrollment.ts';
 import { findCounter, hotpValue } from './oath.ts';
+import { hexSeed, type PrivacyideaConversion, type PrivacyideaStoredToken } from './privacyidea.ts';
 import { randomOf } from './random.ts';
 import {
   ChallengeDeliveryError,
@@ -194,5 +195,10 @@ export abstract class MessageOtpType extends TokenType {
 
   private valueAt(token: TokenState, counter: number): string {
     return hotpValue(token.key(), counter, token.otplen);
+  }
+
+  /** privacyIDEA stores the seed as hex text. */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    return hexSeed(stored);
   }
 }

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { ParameterError } from '../errors.ts';
 import { givenOrGenerated, qrEntry, seedEntry } from './enrollment.ts';
 import { sameOtp } from './oath.ts';
+import { carriedInfo, type PrivacyideaConversion, type PrivacyideaStoredToken } from './privacyidea.ts';
 import { randomOf } from './random.ts';
 import {
   type Enrollment,
@@ -80,5 +81,16 @@ export class MotpType extends TokenType {
     }
     if (found < 0 || found <= token.count) return null;
     return { counter: found, newCount: found };
+  }
+
+  /** privacyIDEA keeps the secret's text in key_enc and the mOTP PIN in user_pin: sealed together. */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    if (stored.userPin === undefined) return { reason: 'it has no mOTP PIN (user_pin)' };
+    if (!/^[0-9a-fA-F]+$/.test(stored.plaintext)) return { reason: 'its mOTP secret is not hex text' };
+    return {
+      key: motpKey(stored.plaintext, stored.userPin),
+      info: carriedInfo(stored.info),
+      keepsUserPin: true,
+    };
   }
 }

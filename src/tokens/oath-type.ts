@@ -7,6 +7,7 @@ import type { ActionDef, ScopedActions } from '../policy/index.ts';
 import { base32Decode, base32Encode } from './base32.ts';
 import { givenOtpkey, otplenOf, qrEntry, seedEntry } from './enrollment.ts';
 import { HASHLIBS, type Hashlib, hotpValue, isHashlib } from './oath.ts';
+import { hexSeed, type PrivacyideaConversion, type PrivacyideaStoredToken } from './privacyidea.ts';
 import { randomOf } from './random.ts';
 import {
   type Enrollment,
@@ -175,5 +176,10 @@ export abstract class OathTokenType extends TokenType {
   /** The value of a counter for this token. */
   protected value(token: TokenState, counter: number): string {
     return hotpValue(token.key(), counter, token.otplen, hashlibOf(token));
+  }
+
+  /** privacyIDEA stores the seed as hex text. */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    return hexSeed(stored);
   }
 }

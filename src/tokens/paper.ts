@@ -6,6 +6,7 @@ import { intAction } from '../policy/index.ts';
 import { countOf } from './enrollment.ts';
 import { HotpType } from './hotp.ts';
 import { hotpValue, isHashlib } from './oath.ts';
+import { hexSeed, type PrivacyideaConversion, type PrivacyideaStoredToken } from './privacyidea.ts';
 import {
   type Enrollment,
   type EnrollRequest,
@@ -59,5 +60,10 @@ export class PaperType extends TokenType {
 
   override usedOtp(token: TokenState, otp: string): boolean {
     return this.#hotp.usedOtp(token, otp);
+  }
+
+  /** privacyIDEA stores the seed as hex text. */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    return hexSeed(stored);
   }
 }

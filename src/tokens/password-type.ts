@@ -4,6 +4,7 @@ import { ParameterError, PolicyError } from '../errors.ts';
 import { intAction, randomPin, type ScopedActions, strAction } from '../policy/index.ts';
 import { givenOtpkey } from './enrollment.ts';
 import { sameOtp } from './oath.ts';
+import { type PrivacyideaConversion, type PrivacyideaStoredToken, textSecret } from './privacyidea.ts';
 import { randomOf, type TypeRandom } from './random.ts';
 import {
   type Enrollment,
@@ -77,6 +78,11 @@ export abstract class PasswordTokenType extends TokenType {
 
   checkOtp(token: TokenState, otp: string): OtpMatch | null {
     return sameOtp(token.key().toString('utf8'), otp) ? { counter: 0, newCount: token.count } : null;
+  }
+
+  /** privacyIDEA stores the password itself (applspec too, its service in tokeninfo). */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    return textSecret(stored);
   }
 }
 

@@ -7,6 +7,7 @@
 import { ParameterError, TokenAdminError } from '../errors.ts';
 import { jsonObject } from './json-object.ts';
 import { sameOtp } from './oath.ts';
+import { carriedInfo, type PrivacyideaConversion, type PrivacyideaStoredToken } from './privacyidea.ts';
 import { randomOf } from './random.ts';
 import {
   type ChallengeOptions,
@@ -77,5 +78,14 @@ export class QuestionType extends TokenType {
     return typeof answer === 'string' && sameOtp(answer, response)
       ? { counter: 0, newCount: token.count }
       : null;
+  }
+
+  /** privacyIDEA's answers are `password` tokeninfo keyed by question; here they are the key. */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    const answers = stored.info.filter((e) => e.secret);
+    if (answers.some((e) => e.value === undefined)) return { reason: 'an answer does not decrypt' };
+    const questions = Object.fromEntries(answers.map((e) => [e.key, e.value as string]));
+    const drop = new Set(answers.map((e) => e.key));
+    return { key: Buffer.from(JSON.stringify(questions), 'utf8'), info: carriedInfo(stored.info, drop) };
   }
 }

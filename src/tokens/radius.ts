@@ -7,6 +7,12 @@
 import { ParameterError } from '../errors.ts';
 import { isTrue } from '../is-true.ts';
 import {
+  infoValue,
+  noSecret,
+  type PrivacyideaConversion,
+  type PrivacyideaStoredToken,
+} from './privacyidea.ts';
+import {
   type ChallengeSpec,
   type Enrollment,
   type EnrollRequest,
@@ -77,6 +83,20 @@ export class RadiusType extends TokenType {
       default:
         return { kind: 'reject' };
     }
+  }
+
+  /**
+   * privacyIDEA's tokeninfo is this type's (radius.identifier, radius.user, radius.local_checkpin);
+   * a token with the legacy radius.server and radius.secret instead of a definition is refused, as
+   * enroll refuses it.
+   */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    if (infoValue(stored, 'radius.identifier') === '')
+      return {
+        reason:
+          'it names no RADIUS server definition (radius.identifier): its legacy radius.server settings are not supported',
+      };
+    return noSecret(stored);
   }
 }
 

@@ -1,4 +1,5 @@
 // Simple pass (reference 3.1): the whole password is the PIN; there is no OTP part.
+import { noSecret, type PrivacyideaConversion, type PrivacyideaStoredToken } from './privacyidea.ts';
 import { type Enrollment, type OtpMatch, TokenType } from './token-type.ts';
 
 export class SpassType extends TokenType {
@@ -14,5 +15,10 @@ export class SpassType extends TokenType {
 
   checkOtp(_token: unknown, otp: string): OtpMatch | null {
     return otp === '' ? { counter: 0, newCount: 0 } : null;
+  }
+
+  /** No secret: privacyIDEA's random key is never used. */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    return noSecret(stored);
   }
 }

@@ -1,6 +1,12 @@
 // SSH public key (reference 3.1): the token only holds a public key for the SSH application of
 // machines (/machine/authitem), so it never authenticates and never challenges.
 import { ParameterError } from '../errors.ts';
+import {
+  carriedInfo,
+  infoValue,
+  type PrivacyideaConversion,
+  type PrivacyideaStoredToken,
+} from './privacyidea.ts';
 import { type Enrollment, type EnrollRequest, type OtpMatch, TokenType } from './token-type.ts';
 
 const KEY_TYPE = /^(ssh-rsa|ssh-ed25519|ecdsa-sha2-[a-z0-9-]+)$/;
@@ -33,6 +39,9 @@ export function parseSshKey(text: string): SshPublicKey {
   return { keyType, key, comment: (comment ?? '').trim() };
 }
 
+/** The tokeninfo entries privacyIDEA splits a public key into. */
+const SSH_PARTS = ['ssh_type', 'ssh_key', 'ssh_comment'];
+
 export class SshkeyType extends TokenType {
   readonly type = 'sshkey';
   readonly prefix = 'SSHK';
@@ -53,5 +62,16 @@ export class SshkeyType extends TokenType {
 
   checkOtp(): OtpMatch | null {
     return null;
+  }
+
+  /** privacyIDEA splits the public key into three tokeninfo entries; here it is one line (`sshkey`). */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    const [type, key, comment] = SSH_PARTS.map((k) => infoValue(stored, k)) as [string, string, string];
+    if (!type || !key) return { reason: 'it holds no public key' };
+    const line = [type, key, comment].filter((s) => s !== '').join(' ');
+    return {
+      key: undefined,
+      info: [...carriedInfo(stored.info, new Set(SSH_PARTS)), { key: 'sshkey', value: line, type: '' }],
+    };
   }
 }

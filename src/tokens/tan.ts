@@ -11,6 +11,7 @@ import { ParameterError } from '../errors.ts';
 import { intAction } from '../policy/index.ts';
 import { countOf, otplenOf } from './enrollment.ts';
 import { sameOtp } from './oath.ts';
+import { carriedInfo, type PrivacyideaConversion, type PrivacyideaStoredToken } from './privacyidea.ts';
 import { randomOf, type TypeRandom } from './random.ts';
 import {
   type Enrollment,
@@ -57,6 +58,9 @@ function randomTans(count: number, digits: number, random: TypeRandom): string[]
   }
   return [...out];
 }
+
+/** privacyIDEA's tokeninfo key of an unused TAN's salted hash. */
+const PI_TAN_KEY = /^tan\.tan(\d+)$/;
 
 export class TanType extends TokenType {
   readonly type = 'tan';
@@ -108,5 +112,19 @@ export class TanType extends TokenType {
       newCount: token.count + 1,
       newKey: encodeTans(tans.filter((_, i) => i !== found)),
     };
+  }
+
+  /**
+   * privacyIDEA keeps the unused TANs as salted hashes (tokeninfo tan.tan<i>), which this type
+   * takes as entries of its list (isTan).
+   */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    const entries = stored.info
+      .map((e) => ({ e, index: PI_TAN_KEY.exec(e.key)?.[1] }))
+      .filter((x) => x.index !== undefined)
+      .sort((a, b) => Number(a.index) - Number(b.index));
+    const tans = entries.map((x) => x.e.value ?? '');
+    const drop = new Set(entries.map((x) => x.e.key));
+    return { key: tans.length > 0 ? encodeTans(tans) : undefined, info: carriedInfo(stored.info, drop) };
   }
 }

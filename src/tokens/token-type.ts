@@ -8,6 +8,7 @@
 
 import { TokenAdminError } from '../errors.ts';
 import type { ScopedActions } from '../policy/index.ts';
+import type { PrivacyideaConversion, PrivacyideaStoredToken } from './privacyidea.ts';
 import type { TypeRandom } from './random.ts';
 import type { TwoStepRequest } from './two-step.ts';
 
@@ -416,6 +417,13 @@ export abstract class TokenType {
   importedToken(_entry: TokenFileEntry, _settings: TypeSettings): ImportedToken | string {
     return { info: {}, count: 0 };
   }
+
+  /**
+   * A privacyIDEA token of the type, imported (`authsrv import privacyidea`): its secret and
+   * tokeninfo as this type stores them, or why it cannot be carried over. A type without it is
+   * not imported. The helpers the types share are in privacyidea.ts.
+   */
+  fromPrivacyidea?(stored: PrivacyideaStoredToken): PrivacyideaConversion;
 
   /**
    * POST /system/test/<type> (reference 8.1): tries the type's system configuration with the

@@ -5,6 +5,7 @@
 import { createDecipheriv } from 'node:crypto';
 import { ParameterError } from '../errors.ts';
 import { givenOrGenerated, seedEntry } from './enrollment.ts';
+import { hexSeed, type PrivacyideaConversion, type PrivacyideaStoredToken } from './privacyidea.ts';
 import { randomOf } from './random.ts';
 import {
   type Enrollment,
@@ -77,11 +78,14 @@ export function decodeYubicoOtp(key: Buffer, otp32: string): YubicoBlock | undef
   return { uid: block.subarray(0, 6).toString('hex'), counter: usage * 256 + session };
 }
 
+/** The key of Yubico OTP mode: AES-128. */
+const AES_KEY_BYTES = 16;
+
 const HEX = /^([0-9a-fA-F]{2})+$/;
 
 /** A given AES key: 32 hex characters. */
 function readAesKey(otpkey: string): Buffer {
-  if (!HEX.test(otpkey) || otpkey.length !== 32)
+  if (!HEX.test(otpkey) || otpkey.length !== AES_KEY_BYTES * 2)
     throw new ParameterError('The otpkey of a yubikey must be an AES-128 key of 32 hex characters');
   return Buffer.from(otpkey, 'hex');
 }
@@ -105,7 +109,9 @@ export class YubikeyType extends TokenType {
    */
   async enroll(req: EnrollRequest): Promise<Enrollment> {
     const p = req.params;
-    const { secret: key, generated } = givenOrGenerated(p, readAesKey, () => randomOf(req.random).bytes(16));
+    const { secret: key, generated } = givenOrGenerated(p, readAesKey, () =>
+      randomOf(req.random).bytes(AES_KEY_BYTES),
+    );
     const info: Record<string, string> = {};
     const publicId = param(p, 'yubikey.prefix', 'public_id');
     if (publicId !== undefined) {
@@ -153,5 +159,13 @@ export class YubikeyType extends TokenType {
       newCount: block.counter + 1,
       ...(Object.keys(info).length > 0 ? { info } : {}),
     };
+  }
+
+  /**
+   * privacyIDEA stores the AES key as hex text, the public id and private uid it learned as
+   * tokeninfo yubikey.prefix and yubikey.tokenid, and the count as this type does.
+   */
+  override fromPrivacyidea(stored: PrivacyideaStoredToken): PrivacyideaConversion {
+    return hexSeed(stored, AES_KEY_BYTES);
   }
 }

@@ -1,7 +1,8 @@
 // A test runtime into which the privacyIDEA fixture (privacyidea-fixture.ts) was imported, for the
 // tests of the import's sections (test/core/import/privacyidea/sections/), and copies of the
 // fixture's database with rows added, for what the fixture does not hold.
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createCipheriv, randomBytes } from 'node:crypto';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -131,4 +132,47 @@ export function sectionReport(report: ImportReport, name: string) {
   const s = report.sections.find((x) => x.name === name);
   if (!s) throw new Error(`no section ${name} in the report`);
   return s;
+}
+
+/** The fixture's key file: slot 0 encrypts token secrets, slot 1 `password` values. */
+const ENCFILE = readFileSync(join(PI_FIXTURE, 'encfile'));
+
+/** A value encrypted as privacyIDEA does: AES-256-CBC with PKCS#7 under a slot of the fixture's key file. */
+export function piEncrypted(plain: string, slot: 0 | 1 = 0): { iv: string; ct: string } {
+  const iv = randomBytes(16);
+  const c = createCipheriv('aes-256-cbc', ENCFILE.subarray(slot * 32, slot * 32 + 32), iv);
+  const ct = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
+  return { iv: iv.toString('hex'), ct: ct.toString('hex') };
+}
+
+/** A privacyIDEA token to add to the fixture's database (piTokenRows). */
+export interface PiTokenSpec {
+  /** The row id: above the fixture's (221), each token its own. */
+  id: number;
+  serial: string;
+  type: string;
+  /** The plaintext of key_enc (privacyIDEA stores '' for types without a secret). */
+  secret?: string;
+  otplen?: number;
+  count?: number;
+  /** Tokeninfo; `{ password }` values are stored encrypted (Type `password`). */
+  info?: Record<string, string | { password: string }>;
+}
+
+const sqlText = (v: string) => `'${v.replaceAll("'", "''")}'`;
+
+/** The INSERTs of a token (no PIN, active) and its tokeninfo, for fixtureDatabaseWith. */
+export function piTokenRows(t: PiTokenSpec): string[] {
+  const key = piEncrypted(t.secret ?? '');
+  const token = `INSERT INTO token (id, serial, tokentype, description, otplen, pin_hash, key_enc, key_iv,
+    maxfail, active, revoked, locked, failcount, count, count_window, sync_window, rollout_state)
+    VALUES (${t.id}, ${sqlText(t.serial)}, ${sqlText(t.type)}, '', ${t.otplen ?? 6}, '', '${key.ct}', '${key.iv}',
+    10, 1, 0, 0, 0, ${t.count ?? 0}, 10, 1000, '')`;
+  const info = Object.entries(t.info ?? {}).map(([k, v], i) => {
+    const [value, type] =
+      typeof v === 'string' ? [v, ''] : [Object.values(piEncrypted(v.password, 1)).join(':'), 'password'];
+    return `INSERT INTO tokeninfo (id, "Key", "Value", "Type", "Description", token_id)
+      VALUES (${100_000 + t.id * 100 + i}, ${sqlText(k)}, ${sqlText(value)}, '${type}', '', ${t.id})`;
+  });
+  return [token, ...info];
 }

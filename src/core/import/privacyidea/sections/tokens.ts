@@ -1,5 +1,5 @@
 // Tokens (tables token, tokeninfo, tokenowner, tokenrealm, tokentokengroup): every token of a type
-// authsrv has, with its secret (token-secrets.ts), PIN (token-pin.ts), counters, fail counter,
+// authsrv has, with its secret (the type's fromPrivacyidea, src/tokens), PIN (token-pin.ts), counters, fail counter,
 // state, tokeninfo (`password` values sealed again), owner, realms and token groups, written in
 // multi-row INSERTs by the token store (insertMigratedTokens) with the rows authsrv's own token
 // code writes. Counters mean the same in both: HOTP types the next counter, TOTP and mOTP the last
@@ -7,7 +7,7 @@
 import type { Insertable } from 'kysely';
 import type { TokenTable } from '../../../../store/index.ts';
 import { chunked } from '../../../../store/index.ts';
-import { findTokenType } from '../../../../tokens/index.ts';
+import { findTokenType, type PrivacyideaStoredToken } from '../../../../tokens/index.ts';
 import type { Context } from '../../../context.ts';
 import { insertMigratedTokens, type MigratedToken, sealKey } from '../../../token/index.ts';
 import type { ImportInput, ImportSection, Skipped } from '../section.ts';
@@ -15,7 +15,6 @@ import { keyValuesByOwner, type PiKeyValue, piBool, piText } from './common.ts';
 import { existingNames } from './existing.ts';
 import { namesById, openKeyValue, piNumber } from './pi-values.ts';
 import { importedPin } from './token-pin.ts';
-import { converterOf, type PiSecrets } from './token-secrets.ts';
 
 /** Tokens per batch of INSERTs (and per progress report). */
 const BATCH = 500;
@@ -102,35 +101,27 @@ async function plannedToken(
     skipped.push({ object: serial, reason });
     return undefined;
   };
-  const convert = converterOf(type, findTokenType(type)?.type === type);
-  if (typeof convert === 'string') return skip(convert);
-  const info = infoRows.map((r) => openKeyValue(input.keys, r));
-  for (const e of info)
-    if (e.value === undefined && type !== 'question')
+  const tokenType = findTokenType(type);
+  if (tokenType?.type !== type) return skip(`authsrv has no ${type} token type`);
+  if (!tokenType.fromPrivacyidea) return skip(`the import does not carry ${type} tokens over yet`);
+  let stored: PrivacyideaStoredToken;
+  try {
+    stored = storedToken(input, serial, row, infoRows);
+  } catch (e) {
+    return skip(`its secret does not decrypt with this key file: ${(e as Error).message}`);
+  }
+  const converted = tokenType.fromPrivacyidea(stored);
+  if ('reason' in converted) return skip(converted.reason);
+  for (const e of stored.info)
+    if (e.value === undefined)
       skipped.push({
         object: `${serial} tokeninfo ${e.key}`,
         reason: 'its value does not decrypt with this key file',
       });
-  let secrets: PiSecrets;
-  try {
-    secrets = {
-      serial,
-      plaintext: piText(row.key_enc)
-        ? input.keys.tokenValue(piText(row.key_iv), piText(row.key_enc)).toString('utf8')
-        : '',
-      userPin: piText(row.user_pin)
-        ? input.keys.tokenValue(piText(row.user_pin_iv), piText(row.user_pin)).toString('utf8')
-        : undefined,
-      info,
-    };
-  } catch (e) {
-    return skip(`its secret does not decrypt with this key file: ${(e as Error).message}`);
-  }
-  const converted = convert(secrets);
-  if ('reason' in converted) return skip(converted.reason);
+  for (const l of converted.leftOut ?? []) skipped.push({ object: `${serial} ${l.what}`, reason: l.reason });
   const pin = await importedPin(ctx, input.keys, piText(row.pin_hash));
   if (typeof pin !== 'string') return skip(pin.reason);
-  if (type !== 'motp' && piText(row.user_pin))
+  if (!converted.keepsUserPin && piText(row.user_pin))
     skipped.push({ object: `${serial} user_pin`, reason: 'authsrv keeps no user PIN besides the OTP PIN' });
   if (piText(row.so_pin)) skipped.push({ object: `${serial} so_pin`, reason: 'authsrv keeps no SO PIN' });
   const tokenRow: Insertable<TokenTable> = {
@@ -151,6 +142,22 @@ async function plannedToken(
     pin_hash: pin,
   };
   return { row: tokenRow, info: converted.info };
+}
+
+/** A token's secrets as privacyIDEA stores them, opened; throws when key_enc or user_pin does not decrypt. */
+function storedToken(
+  input: ImportInput,
+  serial: string,
+  row: PiTokenRow,
+  infoRows: readonly PiKeyValue[],
+): PrivacyideaStoredToken {
+  const open = (iv: unknown, ct: unknown) => input.keys.tokenValue(piText(iv), piText(ct)).toString('utf8');
+  return {
+    serial,
+    plaintext: piText(row.key_enc) ? open(row.key_iv, row.key_enc) : '',
+    userPin: piText(row.user_pin) ? open(row.user_pin_iv, row.user_pin) : undefined,
+    info: infoRows.map((r) => openKeyValue(input.keys, r)),
+  };
 }
 
 /** Owners, realms and groups of every token, by name. */

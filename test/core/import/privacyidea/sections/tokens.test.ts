@@ -436,7 +436,7 @@ describe('import privacyidea: tokens authsrv cannot take', () => {
           reason:
             'its PIN is a pbkdf2-sha512 hash, which authsrv does not verify (set a new PIN after the import)',
         },
-        { object: 'SBS9552870003', reason: 'the import does not carry yubikey tokens over yet' },
+        { object: 'SBS9552870003', reason: 'its key is not 32 hex characters' },
         {
           object: 'SBS9552870004 container CONT0001',
           reason: 'authsrv has no token containers: the token is imported on its own',
