@@ -1,22 +1,18 @@
 // The OTP PIN of a privacyIDEA token as authsrv stores it. privacyIDEA's argon2id hashes (passlib,
 // m=102400,t=9,p=8, no pepper) are kept as written: authsrv verifies PHC strings of any
-// parameters. Encrypted PINs (`@@iv:ct`, the encrypt_pin policy) are decrypted and sealed again
-// the way authsrv's encrypt_pin stores them. Other forms (legacy salted SHA-256 with pin_seed,
+// parameters (and re-hashes them at the first right PIN). Encrypted PINs (`@@iv:ct`, the
+// encrypt_pin policy) are decrypted and hashed: nothing of authsrv needs a PIN back in clear, and
+// an imported encrypt_pin policy seals the PINs set from then on. Other forms (legacy salted SHA-256 with pin_seed,
 // passlib pbkdf2-sha512) authsrv cannot verify: the token is reported.
-import type { Runtime } from '../../../context.ts';
 import { pinHash } from '../../../token/index.ts';
 import type { PiKeys } from '../keys.ts';
 
 /** authsrv's pin_hash, or `{ reason }` when the PIN cannot be carried over. */
-export async function importedPin(
-  rt: Runtime,
-  keys: PiKeys,
-  stored: string,
-): Promise<string | { reason: string }> {
+export async function importedPin(keys: PiKeys, stored: string): Promise<string | { reason: string }> {
   if (stored === '') return '';
   if (stored.startsWith('@@')) {
     try {
-      return await pinHash(keys.encryptedPin(stored), rt);
+      return await pinHash(keys.encryptedPin(stored));
     } catch (e) {
       return { reason: `its encrypted PIN does not decrypt: ${(e as Error).message}` };
     }

@@ -119,7 +119,7 @@ async function plannedToken(
         reason: 'its value does not decrypt with this key file',
       });
   for (const l of converted.leftOut ?? []) skipped.push({ object: `${serial} ${l.what}`, reason: l.reason });
-  const pin = await importedPin(ctx, input.keys, piText(row.pin_hash));
+  const pin = await importedPin(input.keys, piText(row.pin_hash));
   if (typeof pin !== 'string') return skip(pin.reason);
   if (!converted.keepsUserPin && piText(row.user_pin))
     skipped.push({ object: `${serial} user_pin`, reason: 'authsrv keeps no user PIN besides the OTP PIN' });

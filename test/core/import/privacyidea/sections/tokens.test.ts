@@ -19,6 +19,7 @@ import {
 } from '../../../../../src/core/token/index.ts';
 import type { CheckInput } from '../../../../../src/core/validate/index.ts';
 import { check } from '../../../../../src/core/validate/index.ts';
+import { verifyPassword } from '../../../../../src/crypto/index.ts';
 import { openPool } from '../../../../../src/store/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
 import { startHttpSink } from '../../../../helpers/http-sink.ts';
@@ -365,6 +366,21 @@ describe.each(testDialects())('import privacyidea: tokens (%s)', (dialect) => {
     expect(await accepts({ ...ownerOf('MIGQUEST01'), transactionId, pass: m.questions[question] })).toBe(
       true,
     );
+  });
+
+  it("hashes privacyIDEA's encrypted PINs (MIGHOTP06, MIGIDX01) and keeps its argon2id hashes (revoked MIGHOTP05: never re-hashed)", async () => {
+    const rows = await t.rt.store.db
+      .selectFrom('token')
+      .select(['serial', 'pin_hash'])
+      .where('serial', 'in', ['MIGHOTP06', 'MIGIDX01', 'MIGHOTP05'])
+      .orderBy('serial')
+      .execute();
+    const hashes = Object.fromEntries(rows.map((r) => [r.serial, r.pin_hash]));
+    for (const serial of ['MIGHOTP06', 'MIGIDX01']) {
+      expect(hashes[serial]).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+      expect(await verifyPassword(TOKENS[serial]!.pin, hashes[serial]!)).toBe(true);
+    }
+    expect(hashes.MIGHOTP05).toMatch(/^\$argon2id\$v=19\$m=102400,t=9,p=8\$/);
   });
 
   it('asks positions of MIGIDX01 (encrypted PIN) and accepts the characters', async () => {
