@@ -49,9 +49,9 @@ describe('self-service page', () => {
     await policy('users1', {
       scope: 'user',
       realm: 'realm1',
-      action: 'enrollTOTP, enrollHOTP, disable, enable, delete, setpin',
+      action: 'enrollTOTP, enrollHOTP, disable, enable, delete, setpin, otp_pin_minlength=4',
     });
-    await policy('users2', { scope: 'user', realm: 'realm2', action: 'disable' });
+    await policy('users2', { scope: 'user', realm: 'realm2', action: 'disable, resync' });
     await policy('verify', { scope: 'enrollment', action: 'verify_enrollment=totp' });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   });
@@ -130,7 +130,9 @@ describe('self-service page', () => {
     await logIn(page, 'alice@realm1', 'alicepw');
     await page.getByRole('heading', { name: 'My tokens' }).waitFor();
     await page.getByRole('button', { name: 'Enroll TOTP' }).waitFor();
-    expect(await page.locator('#whoami').textContent()).toBe('Logged in as alice@realm1.');
+    expect(await page.locator('#whoami').textContent()).toMatch(
+      /^Logged in as alice@realm1\. The session ends at \d\d:\d\d( [AP]M)?\.$/,
+    );
     await shot(page, '03-my-tokens');
     await page.getByRole('button', { name: 'Enroll TOTP' }).click();
     const secret = page.locator('#secret');
@@ -153,6 +155,13 @@ describe('self-service page', () => {
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByRole('button', { name: `Set PIN ${serial}` }).click();
+    // The PIN policy is shown before typing; a PIN against it gets the server's message beside the field.
+    expect(await page.locator('#pin-rules').textContent()).toBe('The PIN needs at least 4 characters.');
+    await page.getByLabel(`New PIN for ${serial}`).fill('12');
+    await page.getByRole('button', { name: 'Set PIN', exact: true }).click();
+    await expect
+      .poll(() => page.locator('#pin-error').textContent())
+      .toBe('ERR303: The minimum OTP PIN length is 4');
     await page.getByLabel(`New PIN for ${serial}`).fill('4711');
     await page.getByRole('button', { name: 'Set PIN', exact: true }).click();
     await expect.poll(() => page.locator('#status').textContent()).toBe(`Token ${serial}: PIN set.`);
@@ -177,13 +186,14 @@ describe('self-service page', () => {
     await context.close();
   });
 
-  it('a user whose policies allow no enrolment sees no enrol button, nor buttons he may not use', async () => {
+  it('a user without the enrol right sees no enrol button; resync; an ended session returns to the login', async () => {
     const admin = await s.adminToken();
+    const key = '3132333435363738393031323334353637383930';
     ok(
       await s.call(
         'POST',
         '/token/init',
-        { type: 'hotp', genkey: '1', serial: 'BOB1', user: 'bob', realm: 'realm2' },
+        { type: 'hotp', otpkey: key, serial: 'BOB1', user: 'bob', realm: 'realm2' },
         admin,
       ),
     );
@@ -195,6 +205,28 @@ describe('self-service page', () => {
     for (const name of ['Delete BOB1', 'Set PIN BOB1'])
       expect(await page.getByRole('button', { name }).count()).toBe(0);
     await shot(page, '07-no-enrol-right');
+
+    // Resync: two consecutive values far ahead of the counter, then the next one logs in.
+    await page.getByRole('button', { name: 'Resync BOB1' }).click();
+    await page.getByLabel('Code 1').fill(hotp(key, 20));
+    await page.getByLabel('Code 2 (the next one)').fill(hotp(key, 21));
+    await page.getByRole('button', { name: 'Resync', exact: true }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Token BOB1: resynchronized.');
+    const check = await s.call('POST', '/validate/check', {
+      user: 'bob',
+      realm: 'realm2',
+      pass: hotp(key, 22),
+    });
+    expect(check.json.result.value).toBe(true);
+
+    // When the JWT has expired, the next action returns to the login form with a message.
+    now += 24 * 3600_000;
+    await page.getByRole('button', { name: 'Disable BOB1' }).click();
+    await expect
+      .poll(() => page.locator('#login-error').textContent())
+      .toBe('Your session has ended. Please log in again.');
+    expect(await page.locator('#tokens-view').isHidden()).toBe(true);
+    await shot(page, '08-session-ended');
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -209,19 +241,23 @@ describe('self-service page', () => {
     await page.keyboard.type('alicepw');
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Enroll TOTP' }).waitFor();
-    // The focus sits on the heading; Tab reaches the enrol button (alice has no token left).
+    // The focus sits on the heading; Tab goes through the token buttons to the enrol button.
     expect(await page.locator(':focus').getAttribute('id')).toBe('tokens-title');
-    await page.keyboard.press('Tab');
-    expect(await page.locator(':focus').textContent()).toBe('Enroll TOTP');
+    const passed: string[] = [];
+    for (let i = 0; i < 10 && passed.at(-1) !== 'Enroll TOTP'; i++) {
+      await page.keyboard.press('Tab');
+      passed.push((await page.locator(':focus').textContent()) ?? '');
+    }
+    expect(passed.at(-1)).toBe('Enroll TOTP');
     await page.keyboard.press('Enter');
     const secret = page.locator('#secret');
     await expect.poll(() => secret.textContent()).toMatch(/^[A-Z2-7]{32}$/);
     expect(await page.locator(':focus').getAttribute('id')).toBe('verify-code');
-    await shot(page, '08-keyboard-enroll');
+    await shot(page, '09-keyboard-enroll');
     await page.keyboard.type(totp((await secret.textContent()) as string));
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('#status').textContent()).toMatch(/^Token \S+ is ready\.$/);
-    await shot(page, '09-keyboard-enrolled');
+    await shot(page, '10-keyboard-enrolled');
     // Focus is visible: the focused button draws an outline.
     await page.keyboard.press('Shift+Tab');
     const outline = await page

@@ -35,6 +35,10 @@ async function api(method: string, path: string, params: Record<string, string> 
     ...(get ? {} : { body: query }),
     credentials: 'omit',
   });
+  if (res.status === 401 && jwt) {
+    logOut('Your session has ended. Please log in again.');
+    throw new Error('Your session has ended.');
+  }
   const body = (await res.json().catch(() => null)) as Envelope | null;
   if (!body?.result?.status) throw new Error(body?.result?.error?.message ?? `HTTP ${res.status}`);
   return body;
@@ -65,7 +69,7 @@ async function logIn(ev: SubmitEvent): Promise<void> {
     jwt = value.token;
     rights = new Set(value.rights);
     $<HTMLInputElement>('password').value = '';
-    $('whoami').textContent = `Logged in as ${value.username}@${value.realm}.`;
+    $('whoami').textContent = `Logged in as ${value.username}@${value.realm}.${sessionEnd(value.token)}`;
     show(true);
     await Promise.all([renderEnrollButtons(), renderTokens()]);
     $('tokens-title').focus();
@@ -74,12 +78,27 @@ async function logIn(ev: SubmitEvent): Promise<void> {
   }
 }
 
-function logOut(): void {
+/** " The session ends at 14:05." from the JWT's `exp`, or nothing where it has none. */
+function sessionEnd(token: string): string {
+  try {
+    const payload = (token.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/');
+    const exp = (JSON.parse(atob(payload)) as { exp?: number }).exp;
+    if (typeof exp !== 'number') return '';
+    const at = new Date(exp * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    return ` The session ends at ${at}.`;
+  } catch {
+    return '';
+  }
+}
+
+/** Forgets the JWT and shows the login form, with `why` as its message (a session that ended). */
+function logOut(why = ''): void {
   jwt = '';
   rights = new Set();
-  $('enroll-view').hidden = true;
-  $('pin-form').hidden = true;
+  for (const id of ['enroll-view', 'pin-form', 'resync-form']) $(id).hidden = true;
+  status('');
   show(false);
+  $('login-error').textContent = why;
   $('username').focus();
 }
 
@@ -116,7 +135,8 @@ async function renderTokens(): Promise<void> {
     };
     if (t.active) act('disable', 'Disable', () => tokenAction('disable', t.serial));
     else act('enable', 'Enable', () => tokenAction('enable', t.serial));
-    act('setpin', 'Set PIN', async () => openPinForm(t.serial));
+    act('setpin', 'Set PIN', async () => openPinForm(t.serial, t.tokentype));
+    act('resync', 'Resync', async () => openResyncForm(t.serial));
     act('delete', 'Delete', async () => {
       if (!confirm(`Delete token ${t.serial}?`)) return;
       await api('DELETE', `/token/${encodeURIComponent(t.serial)}`);
@@ -194,11 +214,67 @@ async function verify(ev: SubmitEvent): Promise<void> {
   }
 }
 
-function openPinForm(serial: string): void {
+/** The value of a valued right (`otp_pin_minlength=4` → "4"), per token type first. */
+function rightValue(name: string, type: string): string | undefined {
+  for (const key of [`${type}_${name}`, name])
+    for (const r of rights) if (r.startsWith(`${key}=`)) return r.slice(key.length + 1);
+  return undefined;
+}
+
+const CONTENTS: Readonly<Record<string, string>> = {
+  c: 'letters',
+  n: 'digits',
+  s: 'special characters',
+  o: 'other characters',
+};
+
+/** The PIN policies in words, shown before the user types (the server checks them again). */
+function pinRules(type: string): string {
+  const min = rightValue('otp_pin_minlength', type);
+  const max = rightValue('otp_pin_maxlength', type);
+  const contents = rightValue('otp_pin_contents', type);
+  const rules: string[] = [];
+  if (min) rules.push(`at least ${min} characters`);
+  if (max) rules.push(`at most ${max} characters`);
+  if (contents) {
+    const kinds = [...contents.replace(/^[+-]/, '')].map((c) => CONTENTS[c] ?? c);
+    rules.push(
+      `${contents.startsWith('-') ? 'none of' : contents.startsWith('+') ? 'one of' : 'all of'}: ${kinds.join(', ')}`,
+    );
+  }
+  return rules.length ? `The PIN needs ${rules.join('; ')}.` : '';
+}
+
+function openPinForm(serial: string, type: string): void {
   $('pin-serial').textContent = serial;
+  $('pin-rules').textContent = pinRules(type);
   $('pin-error').textContent = '';
   $('pin-form').hidden = false;
   $('pin').focus();
+}
+
+function openResyncForm(serial: string): void {
+  $('resync-serial').textContent = serial;
+  $('resync-error').textContent = '';
+  $('resync-form').hidden = false;
+  $('otp1').focus();
+}
+
+async function resync(ev: SubmitEvent): Promise<void> {
+  ev.preventDefault();
+  const serial = $('resync-serial').textContent ?? '';
+  const [otp1, otp2] = ['otp1', 'otp2'].map((id) => $<HTMLInputElement>(id));
+  try {
+    const value = (await api('POST', '/token/resync', { serial, otp1: otp1!.value, otp2: otp2!.value }))
+      .result.value;
+    if (value !== true) throw new Error('The codes did not match the token.');
+    otp1!.value = '';
+    otp2!.value = '';
+    $('resync-form').hidden = true;
+    status(`Token ${serial}: resynchronized.`);
+  } catch (e) {
+    $('resync-error').textContent = message(e);
+  }
 }
 
 async function setPin(ev: SubmitEvent): Promise<void> {
@@ -222,4 +298,8 @@ $('pin-form').addEventListener('submit', (ev) => void setPin(ev));
 $('pin-cancel').addEventListener('click', () => {
   $('pin-form').hidden = true;
 });
-$('logout').addEventListener('click', logOut);
+$('resync-form').addEventListener('submit', (ev) => void resync(ev));
+$('resync-cancel').addEventListener('click', () => {
+  $('resync-form').hidden = true;
+});
+$('logout').addEventListener('click', () => logOut());
