@@ -177,9 +177,20 @@ describe('self-service page', () => {
     await page.getByRole('button', { name: `Disable ${serial}` }).click();
     await expect.poll(() => row.locator('td[data-label=Active]').textContent()).toBe('no');
     await page.getByRole('button', { name: `Enable ${serial}` }).waitFor();
-    page.once('dialog', (d) => void d.accept());
+    page.on('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: `Delete ${serial}` }).click();
     await expect.poll(() => row.first().textContent()).toBe('You have no tokens yet.');
+
+    // HOTP, which verify_enrollment does not name: ready at once, its first value logs in.
+    await page.getByRole('button', { name: 'Enroll HOTP' }).click();
+    await page.locator('#enroll-done').waitFor();
+    expect(await page.locator('#verify-form').isHidden()).toBe(true);
+    expect(await row.locator('td[data-label=Type]').textContent()).toBe('hotp');
+    const hotpKey = base32ToHex((await secret.textContent()) as string);
+    expect((await check(hotp(hotpKey, 0))).json.result.value).toBe(true);
+    await page.getByRole('button', { name: `Delete ${await row.getAttribute('data-serial')}` }).click();
+    await expect.poll(() => row.first().textContent()).toBe('You have no tokens yet.');
+
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByLabel('User (user@realm)').waitFor();
     expect(errors).toEqual([]);
