@@ -70,6 +70,7 @@ async function logIn(ev: SubmitEvent): Promise<void> {
     rights = new Set(value.rights);
     $<HTMLInputElement>('password').value = '';
     $('whoami').textContent = `Logged in as ${value.username}@${value.realm}.${sessionEnd(value.token)}`;
+    status('');
     show(true);
     await Promise.all([renderEnrollButtons(), renderTokens()]);
     $('tokens-title').focus();
