@@ -25,6 +25,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'http.trusted_proxies', kind: 'list', default: [] },
   { key: 'http.max_body_bytes', kind: 'int', default: 1_048_576, min: 1024, max: 104_857_600 },
   { key: 'http.workers', kind: 'int', default: 1, min: 0, max: 256 },
+  { key: 'http.selfservice', kind: 'bool', default: false },
   { key: 'security.sign_responses', kind: 'bool', default: true },
   { key: 'security.jwt_validity', kind: 'int', default: 3600, min: 60, max: 604_800 },
   { key: 'security.superuser_realms', kind: 'list', default: [] },
@@ -72,6 +73,8 @@ export interface Config {
     maxBodyBytes: number;
     /** Worker processes of `authsrv serve`; 0 means one per CPU core (see resolveWorkers). */
     workers: number;
+    /** Serve the self-service page at /selfservice/ (docs/selfservice.md). */
+    selfservice: boolean;
   };
   security: {
     signResponses: boolean;
@@ -153,6 +156,7 @@ export function toConfig(v: FlatValues, sourceFile: string | undefined): Config 
       trustedProxies: v['http.trusted_proxies'] as string[],
       maxBodyBytes: n('http.max_body_bytes'),
       workers: n('http.workers'),
+      selfservice: v['http.selfservice'] as boolean,
     },
     security: {
       signResponses: v['security.sign_responses'] as boolean,

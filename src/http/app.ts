@@ -42,6 +42,7 @@ import {
   userRoutes,
   validateRoutes,
 } from './routes/index.ts';
+import { serveSelfservice } from './selfservice/serve.ts';
 
 /** The router of the REST API: every route of src/http/routes/ (tests enumerate its `stack`). */
 export function apiRouter(rt: Runtime): Router {
@@ -90,6 +91,8 @@ export function createApp(rt: Runtime): Koa {
   const answer = answerer(rt, signer);
   // Koa reports here what fails after the answer started (a download cut short): logged, not printed.
   app.on('error', (err: unknown) => rt.log.error({ err }, 'the response failed after it started'));
+  // The self-service page's static files: no audit row, no envelope, its own CSP.
+  if (rt.config.http.selfservice) app.use(serveSelfservice());
   app.use(startRequest(rt));
   app.use(writeAuditRow(rt, answer));
   app.use(renderAnswer(answer));

@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       trustedProxies: [],
       maxBodyBytes: 1_048_576,
       workers: 1,
+      selfservice: false,
     });
     expect(c.security).toEqual({
       signResponses: true,

@@ -1,6 +1,7 @@
 // First step of every request: the headers every answer carries, whatever it is (an envelope, an
 // error, a download, a 404, a 405). Nothing authsrv serves may be sniffed into another type,
-// cached, framed or run as a page (it serves no HTML, so the strictest policy fits everything), no
+// cached, framed or run as a page (the API serves no HTML, so the strictest policy fits it; the
+// self-service page's three files replace it with their own, src/http/selfservice/serve.ts), no
 // referrer leaves with a link, and a server that speaks TLS itself tells browsers to keep to it.
 import type Koa from 'koa';
 import type { Runtime } from '../../core/context.ts';
