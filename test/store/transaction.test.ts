@@ -94,7 +94,11 @@ describe.each(testDialects())('rehearse and an outer transaction (%s)', (dialect
         (await store.db.selectFrom('serviceid').select('name').execute()).map((r) => r.name);
       const insert = (trx: Transaction<Database>, name: string) =>
         trx.insertInto('serviceid').values({ name, description: '' }).execute();
-      expect(await rehearse(store, async (trx) => (await insert(trx, 'rehearsed'), 42))).toBe(42);
+      const rehearsed = await rehearse(store, async (trx) => {
+        await insert(trx, 'rehearsed');
+        return 42;
+      });
+      expect(rehearsed).toBe(42);
       await expect(rehearse(store, () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
       expect(await names()).toEqual([]);
 
