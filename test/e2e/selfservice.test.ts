@@ -1,6 +1,7 @@
 // The self-service page (docs/selfservice.md) in a real browser: Debian's chromium driven by
 // playwright-core. A user logs in, enrolls a TOTP token with the two-step verification, sets a PIN
-// and authenticates with it through /validate/check; a wrong password shows /auth's message; a user
+// and authenticates with it through /validate/check; tests the token on the page (accepted, then a
+// wrong code not accepted); a wrong password shows /auth's message; a user
 // whose policies grant no enrolment sees no enrol button; the enrolment works from the keyboard
 // alone; axe-core finds no serious or critical accessibility violation. Screenshots of each step
 // go to test-artifacts/selfservice/ (not committed). SQLite only: the page is dialect-independent.
@@ -167,6 +168,26 @@ describe('self-service page', () => {
     await expect.poll(() => page.locator('#status').textContent()).toBe(`Token ${serial}: PIN set.`);
     await shot(page, '06-pin-set');
 
+    // "Test": /validate/check with the serial; PIN+code is accepted, a wrong code is not.
+    now += 30_000;
+    await page.getByRole('button', { name: `Test ${serial}` }).click();
+    expect(await page.locator(':focus').getAttribute('id')).toBe('test-pass');
+    expect(await page.locator('#test-hint').textContent()).toMatch(/used up like a login/);
+    const result = page.locator('#test-result');
+    await page
+      .getByLabel('PIN followed by the code')
+      .fill(`4711${totp((await secret.textContent()) as string)}`);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => result.textContent()).toBe('Accepted');
+    await shot(page, '07-test-accepted');
+    await page.getByLabel('PIN followed by the code').fill('4711000000');
+    await page.getByRole('button', { name: 'Check', exact: true }).click();
+    await expect.poll(() => result.textContent()).toBe('Not accepted: wrong otp value');
+    await shot(page, '08-test-not-accepted');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.locator('#test-cancel').click();
+    expect(await page.locator('#test-form').isHidden()).toBe(true);
+
     now += 30_000;
     const code = totp((await secret.textContent()) as string);
     const check = (pass: string) =>
@@ -215,7 +236,7 @@ describe('self-service page', () => {
     expect(await page.getByRole('button', { name: 'Disable BOB1' }).count()).toBe(1);
     for (const name of ['Delete BOB1', 'Set PIN BOB1'])
       expect(await page.getByRole('button', { name }).count()).toBe(0);
-    await shot(page, '07-no-enrol-right');
+    await shot(page, '09-no-enrol-right');
 
     // Resync: two consecutive values far ahead of the counter, then the next one logs in.
     await page.getByRole('button', { name: 'Resync BOB1' }).click();
@@ -237,7 +258,7 @@ describe('self-service page', () => {
       .poll(() => page.locator('#login-error').textContent())
       .toBe('Your session has ended. Please log in again.');
     expect(await page.locator('#tokens-view').isHidden()).toBe(true);
-    await shot(page, '08-session-ended');
+    await shot(page, '10-session-ended');
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -264,11 +285,11 @@ describe('self-service page', () => {
     const secret = page.locator('#secret');
     await expect.poll(() => secret.textContent()).toMatch(/^[A-Z2-7]{32}$/);
     expect(await page.locator(':focus').getAttribute('id')).toBe('verify-code');
-    await shot(page, '09-keyboard-enroll');
+    await shot(page, '11-keyboard-enroll');
     await page.keyboard.type(totp((await secret.textContent()) as string));
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('#status').textContent()).toMatch(/^Token \S+ is ready\.$/);
-    await shot(page, '10-keyboard-enrolled');
+    await shot(page, '12-keyboard-enrolled');
     // Focus is visible: the focused button draws an outline.
     await page.keyboard.press('Shift+Tab');
     const outline = await page

@@ -22,12 +22,20 @@ let rights = new Set<string>();
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
-/** One API call; resolves with the envelope, rejects with the server's own message. */
-async function api(method: string, path: string, params: Record<string, string> = {}): Promise<Envelope> {
+/**
+ * One API call; resolves with the envelope, rejects with the server's own message. `anonymous`
+ * sends no JWT: /validate/check is the token's own test, not an act of the logged-in session.
+ */
+async function api(
+  method: string,
+  path: string,
+  params: Record<string, string> = {},
+  anonymous = false,
+): Promise<Envelope> {
   const query = new URLSearchParams(params).toString();
   const get = method === 'GET';
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (jwt) headers.Authorization = jwt;
+  if (jwt && !anonymous) headers.Authorization = jwt;
   if (!get) headers['Content-Type'] = 'application/x-www-form-urlencoded';
   const res = await fetch(`..${path}${get && query ? `?${query}` : ''}`, {
     method,
@@ -35,7 +43,7 @@ async function api(method: string, path: string, params: Record<string, string> 
     ...(get ? {} : { body: query }),
     credentials: 'omit',
   });
-  if (res.status === 401 && jwt) {
+  if (res.status === 401 && headers.Authorization) {
     logOut('Your session has ended. Please log in again.');
     throw new Error('Your session has ended.');
   }
@@ -96,7 +104,7 @@ function sessionEnd(token: string): string {
 function logOut(why = ''): void {
   jwt = '';
   rights = new Set();
-  for (const id of ['enroll-view', 'pin-form', 'resync-form']) $(id).hidden = true;
+  for (const id of ['enroll-view', 'pin-form', 'resync-form', 'test-form']) $(id).hidden = true;
   status('');
   show(false);
   $('login-error').textContent = why;
@@ -138,6 +146,9 @@ async function renderTokens(): Promise<void> {
     else act('enable', 'Enable', () => tokenAction('enable', t.serial));
     act('setpin', 'Set PIN', async () => openPinForm(t.serial, t.tokentype));
     act('resync', 'Resync', async () => openResyncForm(t.serial));
+    // /validate/check needs no right; a token still waiting for its first code cannot log in yet.
+    if (t.active && t.rollout_state !== 'verify')
+      actions.append(button(`Test ${t.serial}`, () => openTestForm(t.serial), true));
     act('delete', 'Delete', async () => {
       if (!confirm(`Delete token ${t.serial}?`)) return;
       await api('DELETE', `/token/${encodeURIComponent(t.serial)}`);
@@ -278,6 +289,33 @@ async function resync(ev: SubmitEvent): Promise<void> {
   }
 }
 
+function openTestForm(serial: string): void {
+  $('test-serial').textContent = serial;
+  $('test-result').textContent = '';
+  $('test-form').hidden = false;
+  $('test-pass').focus();
+}
+
+/** Tests a token the way a login would: /validate/check with its serial, which uses the code up. */
+async function testToken(ev: SubmitEvent): Promise<void> {
+  ev.preventDefault();
+  const input = $<HTMLInputElement>('test-pass');
+  const serial = $('test-serial').textContent ?? '';
+  const result = $('test-result');
+  result.textContent = '';
+  try {
+    const answer = await api('POST', '/validate/check', { serial, pass: input.value }, true);
+    result.textContent =
+      answer.result.value === true
+        ? 'Accepted'
+        : `Not accepted: ${String(answer.detail?.message ?? 'the code did not match')}`;
+  } catch (e) {
+    result.textContent = `Not accepted: ${message(e)}`;
+  }
+  input.value = '';
+  await renderTokens().catch((e: unknown) => status(message(e)));
+}
+
 async function setPin(ev: SubmitEvent): Promise<void> {
   ev.preventDefault();
   const input = $<HTMLInputElement>('pin');
@@ -302,5 +340,9 @@ $('pin-cancel').addEventListener('click', () => {
 $('resync-form').addEventListener('submit', (ev) => void resync(ev));
 $('resync-cancel').addEventListener('click', () => {
   $('resync-form').hidden = true;
+});
+$('test-form').addEventListener('submit', (ev) => void testToken(ev));
+$('test-cancel').addEventListener('click', () => {
+  $('test-form').hidden = true;
 });
 $('logout').addEventListener('click', () => logOut());
