@@ -5,7 +5,6 @@
 // once a minute per address (a flood of them writes one line); and radius.max_inflight: with one
 // request held in a pre validate_check WebHook that the test's listener does not answer yet, the
 // next datagram is dropped as overloaded, and the held one is answered when released.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,24 +27,16 @@ import {
 import { type RadiusServer, startRadiusServer } from '../../src/radius-server/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { type Exposition, parseExposition, sampleValue } from '../helpers/prometheus.ts';
+import { radclient as radclientOf } from '../helpers/radclient.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const SECRET = 'nas-secret-drops';
 const TOKEN = 'radius-metrics-token-0123456789abcdef';
 
-/** radclient from 127.0.0.1; one try of one second. */
-function radclient(port: number, attributes: string[], secret = SECRET): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('radclient', ['-x', '-r', '1', '-t', '1', `127.0.0.1:${port}`, 'auth', secret], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', () => resolve(out));
-    child.stdin.end(`${attributes.join('\n')}\n`);
-  });
+/** radclient's output, both streams. */
+async function radclient(port: number, attributes: string[], secret = SECRET): Promise<string> {
+  const r = await radclientOf(port, attributes, secret);
+  return r.stdout + r.stderr;
 }
 
 const pap = (user: string, password: string) => [

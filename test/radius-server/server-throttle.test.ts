@@ -4,7 +4,6 @@
 // address (a MAC) and none count against the NAS's address; policies' and audit's client stays
 // the NAS. With radius.throttle_by_calling_station_id off, the NAS's address always counts.
 // Debian's radclient (freeradius-utils) sends the requests, from 127.0.0.1.
-import { spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.ts';
 import { setRadiusClient } from '../../src/core/radiusclient/index.ts';
@@ -12,6 +11,7 @@ import { initToken } from '../../src/core/token/enroll.ts';
 import { type RadiusServer, startRadiusServer } from '../../src/radius-server/index.ts';
 import { testDialects } from '../helpers/dialects.ts';
 import { hotp } from '../helpers/otp.ts';
+import { radclient as radclientOf } from '../helpers/radclient.ts';
 import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { useTokenServer } from '../helpers/token-fixture.ts';
@@ -20,19 +20,10 @@ const KEY = '3132333435363738393031323334353637383930';
 const SECRET = 'nas-secret-throttle';
 const NOW = new Date('2026-11-28T12:00:00Z');
 
-/** radclient's answer line and Reply-Message; one try of one second. */
-function radclient(port: number, attributes: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('radclient', ['-x', '-r', '1', '-t', '1', `127.0.0.1:${port}`, 'auth', SECRET], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', () => resolve(out));
-    child.stdin.end(`${[...attributes, 'Message-Authenticator = 0x00'].join('\n')}\n`);
-  });
+/** radclient's answer line and Reply-Message (both streams), Message-Authenticator added. */
+async function radclient(port: number, attributes: string[]): Promise<string> {
+  const r = await radclientOf(port, [...attributes, 'Message-Authenticator = 0x00'], SECRET);
+  return r.stdout + r.stderr;
 }
 
 describe.each(testDialects())('RADIUS logins and the throttling on %s', (dialect) => {

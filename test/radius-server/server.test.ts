@@ -4,7 +4,6 @@
 // Message-Authenticator refused unless the client allows it, Status-Server, malformed datagrams
 // dropped and counted, and a retransmission answered from the cache without a second OTP check.
 // On SQLite; the full path once more on PostgreSQL.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +24,7 @@ import { type RadiusServer, startRadiusServer } from '../../src/radius-server/in
 import { testDialects } from '../helpers/dialects.ts';
 import { RADIUS_SECRET, startFreeRadius } from '../helpers/freeradius.ts';
 import { hotp } from '../helpers/otp.ts';
+import { radclient as radclientOf } from '../helpers/radclient.ts';
 import { pwUser } from '../helpers/realms.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { useTokenServer } from '../helpers/token-fixture.ts';
@@ -32,27 +32,8 @@ import { useTokenServer } from '../helpers/token-fixture.ts';
 const KEY = '3132333435363738393031323334353637383930';
 const SECRET = 'nas-secret-radclient';
 
-interface Radclient {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** radclient with `attributes` (one per line) to 127.0.0.1:`port`; one try of one second. */
-function radclient(port: number, attributes: string[], secret = SECRET, code = 'auth'): Promise<Radclient> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('radclient', ['-x', '-r', '1', '-t', '1', `127.0.0.1:${port}`, code, secret], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (c) => resolve({ code: c, stdout, stderr }));
-    child.stdin.end(`${attributes.join('\n')}\n`);
-  });
-}
+const radclient = (port: number, attributes: string[], secret = SECRET, code = 'auth') =>
+  radclientOf(port, attributes, secret, code);
 
 const pap = (user: string, password: string, extra: string[] = []) => [
   `User-Name = "${user}"`,
