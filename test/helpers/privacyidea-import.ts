@@ -6,6 +6,7 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll } from 'vitest';
 import { type ImportReport, importPrivacyidea, type SectionReport } from '../../src/core/import/index.ts';
 import { SECTIONS } from '../../src/core/import/privacyidea/sections/index.ts';
 import { setRealm } from '../../src/core/realm/index.ts';
@@ -125,6 +126,23 @@ export async function importedRuntime(
 ): Promise<{ t: TestRuntime; report: ImportReport }> {
   const fx = await importedFixture(dialect, { now: AFTER_SNAPSHOT });
   return { t: { ...fx.t, close: fx.close }, report: fx.report };
+}
+
+/**
+ * The fixture imported once for the tests of a describe block (importedRuntime): `bind` receives
+ * the runtime and the report before the tests, and the runtime is closed after them.
+ */
+export function useImportedRuntime(
+  dialect: DialectName,
+  bind: (imported: { t: TestRuntime; report: ImportReport }) => void,
+): void {
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const imported = await importedRuntime(dialect);
+    close = imported.t.close;
+    bind(imported);
+  }, 120_000);
+  afterAll(async () => close?.());
 }
 
 /** The report of one section. */

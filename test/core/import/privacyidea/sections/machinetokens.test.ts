@@ -1,12 +1,12 @@
 // The machine attachments of the privacyIDEA fixture after an import, against manifest.json. The
 // machine resolver they name comes from its own section, or, where that is missing, is written
 // through authsrv's service before the import (test/helpers/privacyidea-import.ts).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ImportReport } from '../../../../../src/core/import/index.ts';
 import { listMachineTokens } from '../../../../../src/core/machine/index.ts';
 import { testDialects } from '../../../../helpers/dialects.ts';
 import { piManifest } from '../../../../helpers/privacyidea-fixture.ts';
-import { importedRuntime, sectionReport } from '../../../../helpers/privacyidea-import.ts';
+import { sectionReport, useImportedRuntime } from '../../../../helpers/privacyidea-import.ts';
 import type { TestRuntime } from '../../../../helpers/runtime.ts';
 
 interface ManifestAttachment {
@@ -21,10 +21,7 @@ const ATTACHMENTS = piManifest.machinetokens as ManifestAttachment[];
 describe.each(testDialects())('import privacyidea: machine tokens (%s)', (dialect) => {
   let t: TestRuntime;
   let report: ImportReport;
-  beforeAll(async () => {
-    ({ t, report } = await importedRuntime(dialect));
-  }, 120_000);
-  afterAll(async () => t.close());
+  useImportedRuntime(dialect, (imported) => ({ t, report } = imported));
 
   it('attaches the tokens to their machines with their options', async () => {
     expect(sectionReport(report, 'machinetokens')).toMatchObject({ skipped: [], conflicts: [] });

@@ -1,6 +1,6 @@
 // The realms of the privacyIDEA fixture after an import, against manifest.json: their resolvers
 // with priorities, and the default realm.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ImportReport } from '../../../../../src/core/import/index.ts';
 import { importPrivacyidea } from '../../../../../src/core/import/index.ts';
 import { listRealms, setRealm } from '../../../../../src/core/realm/index.ts';
@@ -10,8 +10,8 @@ import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/priva
 import {
   fixtureDatabaseWith,
   fixtureRuntime,
-  importedRuntime,
   sectionReport,
+  useImportedRuntime,
 } from '../../../../helpers/privacyidea-import.ts';
 import type { TestRuntime } from '../../../../helpers/runtime.ts';
 
@@ -21,10 +21,7 @@ const REALMS = piManifest.realms as Record<string, any>;
 describe.each(testDialects())('import privacyidea: realms (%s)', (dialect) => {
   let t: TestRuntime;
   let report: ImportReport;
-  beforeAll(async () => {
-    ({ t, report } = await importedRuntime(dialect));
-  }, 120_000);
-  afterAll(async () => t.close());
+  useImportedRuntime(dialect, (imported) => ({ t, report } = imported));
 
   it('imports the realms with their resolvers, priorities and the default realm', async () => {
     expect(sectionReport(report, 'realms')).toMatchObject({

@@ -2,7 +2,7 @@
 // manifest shows them (file paths mapped, passwords __CENSORED__ and sealed), their users found and
 // their passwords checked.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findUser } from '../../../../../src/core/directory/index.ts';
 import { type ImportReport, importPrivacyidea } from '../../../../../src/core/import/index.ts';
 import { parseStored } from '../../../../../src/core/plugin-settings/index.ts';
@@ -12,8 +12,8 @@ import { fixtureImport, PI_FIXTURE, piManifest } from '../../../../helpers/priva
 import {
   fixtureDatabaseWith,
   fixtureRuntime,
-  importedRuntime,
   sectionReport,
+  useImportedRuntime,
 } from '../../../../helpers/privacyidea-import.ts';
 import type { TestRuntime } from '../../../../helpers/runtime.ts';
 
@@ -31,10 +31,7 @@ function mapped(value: string): string {
 describe.each(testDialects())('import privacyidea: resolvers (%s)', (dialect) => {
   let t: TestRuntime;
   let report: ImportReport;
-  beforeAll(async () => {
-    ({ t, report } = await importedRuntime(dialect));
-  }, 120_000);
-  afterAll(async () => t.close());
+  useImportedRuntime(dialect, (imported) => ({ t, report } = imported));
 
   it('imports every resolver with nothing left out', () => {
     const r = sectionReport(report, 'resolvers');

@@ -3,7 +3,7 @@
 // authenticate through authsrv's validate service with their users and PINs, once per value.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ImportReport } from '../../../../../src/core/import/index.ts';
 import { importPrivacyidea } from '../../../../../src/core/import/index.ts';
 import { setRealm } from '../../../../../src/core/realm/index.ts';
@@ -29,8 +29,8 @@ import {
   AFTER_SNAPSHOT,
   fixtureDatabaseWith,
   fixtureRuntime,
-  importedRuntime,
   sectionReport,
+  useImportedRuntime,
 } from '../../../../helpers/privacyidea-import.ts';
 import type { TestRuntime } from '../../../../helpers/runtime.ts';
 import { startSmtpSink } from '../../../../helpers/smtp-sink.ts';
@@ -46,10 +46,7 @@ const CONVERTED_INFO = /^(tan\.tan\d+|ssh_key|ssh_type|ssh_comment)$/;
 describe.each(testDialects())('import privacyidea: tokens (%s)', (dialect) => {
   let t: TestRuntime;
   let report: ImportReport;
-  beforeAll(async () => {
-    ({ t, report } = await importedRuntime(dialect));
-  }, 120_000);
-  afterAll(async () => t.close());
+  useImportedRuntime(dialect, (imported) => ({ t, report } = imported));
 
   /** Whether a check accepts (an error, as for a revoked token, is a refusal). */
   async function accepts(input: Omit<CheckInput, 'client'>): Promise<boolean> {
