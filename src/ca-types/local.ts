@@ -77,7 +77,14 @@ function loadKey(pem: string, password: string | undefined): KeyObject {
     return createPrivateKey({ key: pem, format: 'pem', ...(password ? { passphrase: password } : {}) });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? '';
-    if (/PASSPHRASE|BAD_DECRYPT|INTERRUPTED_OR_CANCELLED/i.test(`${code} ${(e as Error).message}`))
+    // A wrong password usually fails the decryption, but now and then decrypts to garbage with
+    // valid padding, which OpenSSL then reports as a malformed key: an encrypted PEM's failure is
+    // the password's whatever OpenSSL calls it.
+    const encrypted = /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(pem);
+    if (
+      encrypted ||
+      /PASSPHRASE|BAD_DECRYPT|INTERRUPTED_OR_CANCELLED/i.test(`${code} ${(e as Error).message}`)
+    )
       throw new ParameterError(
         password
           ? 'cakey: the key can not be decrypted with the given password'

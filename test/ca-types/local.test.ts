@@ -20,6 +20,20 @@ const KEYS: Record<string, string[]> = {
 };
 
 describe('the local CA type', () => {
+  it('names the password for every wrong one of an encrypted key, whatever OpenSSL reports', async () => {
+    const cakey = join(dir, 'enc.key');
+    const cacert = join(dir, 'enc.crt');
+    selfSignedCa(cakey, cacert, KEYS.p256!, { subject: '/CN=enc CA', days: 30 });
+    const encrypted = join(dir, 'enc-aes.key');
+    openssl(['pkey', '-in', cakey, '-aes256', '-passout', 'pass:right', '-out', encrypted]);
+    // About one wrong password in a few hundred decrypts to garbage with valid padding.
+    for (let i = 0; i < 600; i++) {
+      await expect(
+        caType('local').open({ cacert, cakey: encrypted, password: `wrong-${i}` }, allowedFilesIn(dir)),
+      ).rejects.toThrow('cakey: the key can not be decrypted with the given password');
+    }
+  });
+
   it.each(Object.keys(KEYS))('signs certificates and CRLs with a %s key', async (kind) => {
     const cakey = join(dir, `${kind}.key`);
     const cacert = join(dir, `${kind}.crt`);
